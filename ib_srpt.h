@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SCSI RDMA Protocol (SRP) target: data structures shared by the driver and
+ * its KUnit suites.
+ *
+ * Lifetimes:
+ *  - struct srpt_device is refcounted (kref); the ib_client holds one
+ *    reference, every configfs target port (wwn) holds one, every channel
+ *    holds one. It is freed when the last one goes, so a configfs directory
+ *    may outlive its HCA (rdma link delete) without a use-after-free.
+ *  - struct srpt_rdma_ch is refcounted (kref); the CM ID, the LIO session
+ *    and in-flight commands each hold a reference.
+ */
+#ifndef IB_SRPT_H
+#define IB_SRPT_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/kref.h>
+#include <linux/workqueue.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+#include <scsi/srp.h>
+#include <target/target_core_base.h>
+
+#include "ib_srpt_compat.h"
+
+/* Device Management class, InfiniBand Architecture vol. 1, chapter 16.3. */
+enum {
+	DM_MAD_STATUS_UNSUP_METHOD	= 0x0008,
+	DM_MAD_STATUS_UNSUP_METHOD_ATTR	= 0x000c,
+	DM_MAD_STATUS_INVALID_FIELD	= 0x001c,
+	DM_MAD_STATUS_NO_IOC		= 0x0100,
+
+	DM_ATTR_CLASS_PORT_INFO		= 0x0001,
+	DM_ATTR_IOU_INFO		= 0x0010,
+	DM_ATTR_IOC_PROFILE		= 0x0011,
+	DM_ATTR_SVC_ENTRIES		= 0x0012,
+
+	/* SRP r16a, table B.7: I/O class and protocol of an SRP target. */
+	SRP_IO_SUBCLASS			= 0x609e,
+	SRP_PROTOCOL			= 0x0108,
+	SRP_PROTOCOL_VERSION		= 0x0001,
+
+	/* IOControllerProfile controller operations capability mask. */
+	SRP_SEND_TO_IOC			= 0x01,
+	SRP_SEND_FROM_IOC		= 0x02,
+	SRP_RDMA_READ_FROM_IOC		= 0x04,
+	SRP_RDMA_WRITE_FROM_IOC		= 0x08,
+
+	SRPT_MAX_IOC_SLOTS		= 16,
+	SRPT_MAX_SVC_ENTRIES		= 4,
+};
+
+/**
+ * struct ib_dm_hdr - the 40 reserved bytes between MAD header and data.
+ * @reserved: not used by the Device Management class.
+ */
+struct ib_dm_hdr {
+	u8 reserved[40];
+};
+
+/**
+ * struct ib_dm_mad - a Device Management MAD (256 bytes).
+ * @mad_hdr: common MAD header.
+ * @dm_hdr: reserved.
+ * @data: attribute payload.
+ */
+struct ib_dm_mad {
+	struct ib_mad_hdr mad_hdr;
+	struct ib_dm_hdr dm_hdr;
+	u8 data[IB_MGMT_DEVICE_DATA];
+};
+
+/**
+ * struct ib_dm_iou_info - IOUnitInfo attribute.
+ * @change_id: bumped when the controller list changes.
+ * @max_controllers: number of slots (16).
+ * @op_rom: option ROM and diagnostics flags.
+ * @controller_list: 4 bits per slot, slot 1 in the high nibble of byte 0.
+ */
+struct ib_dm_iou_info {
+	__be16 change_id;
+	u8 max_controllers;
+	u8 op_rom;
+	u8 controller_list[128];
+};
+
+/**
+ * struct ib_dm_ioc_profile - IOControllerProfile attribute (128 bytes).
+ * @guid: I/O controller GUID.
+ * @vendor_id: 24-bit IEEE OUI in the low bits.
+ * @device_id: device ID.
+ * @device_version: device version.
+ * @reserved1: reserved.
+ * @subsys_vendor_id: subsystem vendor ID.
+ * @subsys_device_id: subsystem device ID.
+ * @io_class: SRP_REV16A_IB_IO_CLASS.
+ * @io_subclass: SRP_IO_SUBCLASS.
+ * @protocol: SRP_PROTOCOL.
+ * @protocol_version: SRP_PROTOCOL_VERSION.
+ * @service_conn: reserved.
+ * @initiators_supported: reserved.
+ * @send_queue_depth: max outstanding requests per channel.
+ * @reserved2: reserved.
+ * @rdma_read_depth: max outstanding RDMA reads per channel.
+ * @send_size: largest initiator-to-target IU.
+ * @rdma_size: largest RDMA transfer.
+ * @op_cap_mask: SRP_SEND_TO_IOC | ... .
+ * @svc_cap_mask: service capability mask.
+ * @num_svc_entries: number of service entries.
+ * @reserved3: reserved.
+ * @id_string: human readable name.
+ */
+struct ib_dm_ioc_profile {
+	__be64 guid;
+	__be32 vendor_id;
+	__be32 device_id;
+	__be16 device_version;
+	__be16 reserved1;
+	__be32 subsys_vendor_id;
+	__be32 subsys_device_id;
+	__be16 io_class;
+	__be16 io_subclass;
+	__be16 protocol;
+	__be16 protocol_version;
+	__be16 service_conn;
+	__be16 initiators_supported;
+	__be16 send_queue_depth;
+	u8 reserved2;
+	u8 rdma_read_depth;
+	__be32 send_size;
+	__be32 rdma_size;
+	u8 op_cap_mask;
+	u8 svc_cap_mask;
+	u8 num_svc_entries;
+	u8 reserved3[9];
+	u8 id_string[64];
+};
+
+/**
+ * struct ib_dm_svc_entry - one ServiceEntries record.
+ * @name: "SRP.T10:" followed by 16 hex digits of the id_ext.
+ * @id: IB CM service ID.
+ */
+struct ib_dm_svc_entry {
+	u8 name[40];
+	__be64 id;
+};
+
+/**
+ * struct ib_dm_svc_entries - ServiceEntries attribute.
+ * @service_entries: up to four entries.
+ */
+struct ib_dm_svc_entries {
+	struct ib_dm_svc_entry service_entries[SRPT_MAX_SVC_ENTRIES];
+};
+
+enum {
+	/* Smallest IU the initiator may send: an SRP_CMD with one descriptor. */
+	SRPT_MIN_IT_IU_LEN	= 64,
+	SRP_MAX_REQ_SIZE_MIN	= 996,
+	SRP_MAX_REQ_SIZE_DEFAULT = 8276,
+	SRP_MAX_RSP_SIZE_MIN	= 36,
+	SRP_MAX_RSP_SIZE_DEFAULT = 256,
+	SRP_MAX_RSP_SIZE_MAX	= 8192,
+	SRPT_SRQ_SIZE_MIN	= 4,
+	SRPT_SRQ_SIZE_MAX	= 65535,
+	SRPT_SRQ_SIZE_DEFAULT	= 4095,
+	SRPT_SQ_SIZE_MIN	= 16,
+	SRPT_SQ_SIZE_DEFAULT	= 4096,
+	SRPT_SQ_SIZE_MAX	= 16384,
+	SRPT_RQ_SIZE		= 128,
+	SRPT_MAX_RDMA_SIZE_MIN	= PAGE_SIZE,
+	SRPT_MAX_RDMA_SIZE_DEFAULT = 1 << 24,
+	SRPT_MAX_RDMA_SIZE_MAX	= 1 << 30,
+	/* Credits kept back so a TMF or logout can always be received. */
+	SRPT_RSV_CREDITS	= 2,
+	SRPT_DEF_SG_PER_WQE	= 16,
+	SRPT_IMM_DATA_OFFSET_MIN = sizeof(struct srp_cmd) + sizeof(struct srp_imm_buf),
+};
+
+/* Length of "0x" + 32 hex digits + NUL, the GID-form port and ACL name. */
+#define SRPT_NAME_LEN	36
+
+/**
+ * enum srpt_command_state - where a command is in its life.
+ * @SRPT_STATE_NEW: received, not yet handed to the target core.
+ * @SRPT_STATE_NEED_DATA: waiting for the RDMA READ of its data-out buffer.
+ * @SRPT_STATE_DATA_IN: data-out buffer transferred, executing.
+ * @SRPT_STATE_CMD_RSP_SENT: SRP_RSP posted.
+ * @SRPT_STATE_MGMT: task management function being processed.
+ * @SRPT_STATE_MGMT_RSP_SENT: task management response posted.
+ * @SRPT_STATE_DONE: completed or aborted; the I/O context may be reused.
+ */
+enum srpt_command_state {
+	SRPT_STATE_NEW		 = 0,
+	SRPT_STATE_NEED_DATA	 = 1,
+	SRPT_STATE_DATA_IN	 = 2,
+	SRPT_STATE_CMD_RSP_SENT	 = 3,
+	SRPT_STATE_MGMT		 = 4,
+	SRPT_STATE_MGMT_RSP_SENT = 5,
+	SRPT_STATE_DONE		 = 6,
+};
+
+/**
+ * struct srpt_ioctx - a registered buffer for one IU.
+ * @cqe: completion queue entry.
+ * @buf: the IU.
+ * @dma: DMA address of @buf.
+ * @offset: where the IU starts in @buf (non-zero for immediate-data alignment).
+ * @index: slot in its ring.
+ */
+struct srpt_ioctx {
+	struct ib_cqe		cqe;
+	void			*buf;
+	dma_addr_t		dma;
+	u32			offset;
+	u32			index;
+};
+
+/**
+ * struct srpt_recv_ioctx - a receive buffer.
+ * @ioctx: the buffer.
+ * @wait_list: on &srpt_rdma_ch.cmd_wait_list while the channel is not live.
+ * @byte_len: bytes received.
+ */
+struct srpt_recv_ioctx {
+	struct srpt_ioctx	ioctx;
+	struct list_head	wait_list;
+	u32			byte_len;
+};
+
+/**
+ * struct srpt_rw_ctx - one remote buffer of a command.
+ * @rw: rdma_rw context.
+ * @sg: scatterlist viewing this buffer's part of the command data.
+ * @nents: entries in @sg.
+ */
+struct srpt_rw_ctx {
+	struct rdma_rw_ctx	rw;
+	struct scatterlist	*sg;
+	unsigned int		nents;
+};
+
+/**
+ * struct srpt_send_ioctx - a command and its response buffer.
+ * @ioctx: response IU buffer.
+ * @ch: owning channel.
+ * @recv_ioctx: receive buffer held while its immediate data is in use.
+ * @rw_ctxs: one per remote descriptor.
+ * @s_rw_ctx: inline storage when there is one descriptor.
+ * @n_rw_ctx: used entries of @rw_ctxs.
+ * @rdma_cqe: completion entry for the RDMA READs.
+ * @imm_sg: scatterlist over immediate data.
+ * @free_list: on &srpt_rdma_ch.free_list while unused.
+ * @state_lock: protects @state.
+ * @state: an &enum srpt_command_state.
+ * @cmd: LIO command.
+ * @n_rdma: work requests the RDMA transfer consumes on the send queue.
+ * @tag: initiator tag, echoed in the response.
+ * @tmf_lun: LUN addressed by a task management request.
+ * @sense_data: sense buffer handed to LIO.
+ */
+struct srpt_send_ioctx {
+	struct srpt_ioctx	ioctx;
+	struct srpt_rdma_ch	*ch;
+	struct srpt_recv_ioctx	*recv_ioctx;
+	struct srpt_rw_ctx	*rw_ctxs;
+	struct srpt_rw_ctx	s_rw_ctx;
+	unsigned int		n_rw_ctx;
+	struct ib_cqe		rdma_cqe;
+	struct scatterlist	imm_sg;
+	struct list_head	free_list;
+	spinlock_t		state_lock;
+	enum srpt_command_state	state;
+	struct se_cmd		cmd;
+	u32			n_rdma;
+	u64			tag;
+	u8			sense_data[TRANSPORT_SENSE_BUFFER];
+};
+
+/**
+ * enum rdma_ch_state - channel state. Transitions only go forward.
+ * @CH_CONNECTING: QP created, login response sent, waiting for RTU.
+ * @CH_LIVE: accepting commands.
+ * @CH_DISCONNECTING: DREQ sent or received; no new commands.
+ * @CH_DRAINING: QP in error, waiting for the zero-length write to flush.
+ * @CH_DISCONNECTED: drained; resources may be released.
+ */
+enum rdma_ch_state {
+	CH_CONNECTING,
+	CH_LIVE,
+	CH_DISCONNECTING,
+	CH_DRAINING,
+	CH_DISCONNECTED,
+};
+
+/**
+ * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
+ * @nexus: I_T nexus this channel belongs to.
+ * @qp: queue pair.
+ * @cq: completion queue for send and receive.
+ * @zw_cqe: completion entry of the zero-length drain write.
+ * @rcu: for kfree_rcu.
+ * @kref: lifetime; see the top of this file.
+ * @closed: completed when the channel is released.
+ * @rq_size: receive queue size (= credits granted over the channel's life).
+ * @max_rsp_size: largest SRP_RSP the target sends.
+ * @sq_wr_avail: send queue work requests not in use.
+ * @sport: target port the login came in on.
+ * @max_ti_iu_len: largest target-to-initiator IU.
+ * @max_it_iu_len: largest initiator-to-target IU, from the login.
+ * @req_lim: credits the initiator holds.
+ * @req_lim_delta: credits returned with the next response.
+ * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
+ * @spinlock: protects @free_list, @state and @req_lim_delta.
+ * @state: &enum rdma_ch_state.
+ * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
+ * @processing_wait_list: @cmd_wait_list is being replayed.
+ * @list: on &srpt_nexus.ch_list.
+ * @free_list: unused send contexts.
+ * @ioctx_ring: send contexts.
+ * @ioctx_recv_ring: per-channel receive ring when no SRQ is used.
+ * @cmd_wait_list: IUs received before the channel was live.
+ * @sess: LIO session.
+ * @sess_name: initiator port ID in 0x + 32 hex form.
+ * @release_work: tears the channel down off the CM callback.
+ * @ib_cm: IB CM state.
+ * @ib_cm.cm_id: IB CM ID.
+ * @rdma_cm: RDMA/CM state.
+ * @rdma_cm.cm_id: RDMA/CM ID.
+ * @use_srq: the receive side is the device's SRQ.
+ * @rsp_buf_cache: slab cache of the send buffers.
+ * @req_buf_cache: slab cache of the per-channel receive buffers.
+ */
+struct srpt_rdma_ch {
+	struct srpt_nexus	*nexus;
+	struct ib_qp		*qp;
+	struct ib_cq		*cq;
+	struct ib_cqe		zw_cqe;
+	struct rcu_head		rcu;
+	struct kref		kref;
+	struct completion	*closed;
+	int			rq_size;
+	u32			max_rsp_size;
+	atomic_t		sq_wr_avail;
+	struct srpt_port	*sport;
+	int			max_ti_iu_len;
+	int			max_it_iu_len;
+	atomic_t		req_lim;
+	atomic_t		req_lim_delta;
+	u16			imm_data_offset;
+	spinlock_t		spinlock;
+	enum rdma_ch_state	state;
+	bool			using_rdma_cm;
+	bool			processing_wait_list;
+	bool			use_srq;
+	struct list_head	list;
+	struct list_head	free_list;
+	struct srpt_send_ioctx	**ioctx_ring;
+	struct srpt_recv_ioctx	**ioctx_recv_ring;
+	struct list_head	cmd_wait_list;
+	struct se_session	*sess;
+	u8			sess_name[SRPT_NAME_LEN + 1];
+	struct work_struct	release_work;
+	struct kmem_cache	*rsp_buf_cache;
+	struct kmem_cache	*req_buf_cache;
+	union {
+		struct {
+			struct ib_cm_id		*cm_id;
+		} ib_cm;
+		struct {
+			struct rdma_cm_id	*cm_id;
+		} rdma_cm;
+	};
+};
+
+/**
+ * struct srpt_nexus - an I_T nexus: all channels of one initiator port to
+ * one target port.
+ * @rcu: for kfree_rcu.
+ * @entry: on &srpt_port.nexus_list.
+ * @ch_list: channels; RCU for readers, &srpt_port.mutex for writers.
+ * @i_port_id: initiator port identifier.
+ * @t_port_id: target port identifier.
+ */
+struct srpt_nexus {
+	struct rcu_head		rcu;
+	struct list_head	entry;
+	struct list_head	ch_list;
+	u8			i_port_id[16];
+	u8			t_port_id[16];
+};
+
+/**
+ * struct srpt_port_attrib - per-port configfs attributes.
+ * @srp_max_rdma_size: largest RDMA transfer advertised.
+ * @srp_max_rsp_size: largest SRP_RSP IU.
+ * @srp_sq_size: send queue size of new channels.
+ * @use_srq: receive through the device's shared receive queue.
+ */
+struct srpt_port_attrib {
+	u32	srp_max_rdma_size;
+	u32	srp_max_rsp_size;
+	u32	srp_sq_size;
+	bool	use_srq;
+};
+
+/**
+ * struct srpt_tpg - the single TPG (tpgt_1) of a target port name.
+ * @entry: on &srpt_port_id.tpg_list.
+ * @sport_id: owner.
+ * @tpg: LIO portal group.
+ */
+struct srpt_tpg {
+	struct list_head	entry;
+	struct srpt_port_id	*sport_id;
+	struct se_portal_group	tpg;
+};
+
+/**
+ * struct srpt_port_id - one of the two names (GUID or GID form) of a port.
+ * @mutex: protects @tpg_list.
+ * @tpg_list: TPGs under this name.
+ * @wwn: LIO WWN, non-NULL while the configfs directory exists.
+ * @name: the name as the user wrote it.
+ */
+struct srpt_port_id {
+	struct mutex		mutex;
+	struct list_head	tpg_list;
+	struct se_wwn		wwn;
+	char			name[64];
+};
+
+/**
+ * struct srpt_port - one RDMA port of an HCA.
+ * @sdev: owning device.
+ * @mad_agent: DM MAD agent, NULL on iWARP/RoCE or if registration failed.
+ * @enabled: a TPG of this port is enabled; logins accepted.
+ * @port: port number, 1-based.
+ * @sm_lid: LID of the subnet manager.
+ * @lid: port LID.
+ * @gid: GID index 0.
+ * @work: refreshes the port after an event.
+ * @port_guid_id: GUID-form name.
+ * @port_gid_id: GID-form name.
+ * @port_attrib: configfs attributes.
+ * @refcount: channels on this port; released waits for zero.
+ * @freed_channels: signalled when @refcount drops.
+ * @mutex: protects @nexus_list and channel list changes.
+ * @nexus_list: I_T nexuses.
+ * @port_guid: GUID-form name text.
+ * @port_gid: GID-form name text.
+ * @gid_valid: @gid was read successfully.
+ */
+struct srpt_port {
+	struct srpt_device	*sdev;
+	struct ib_mad_agent	*mad_agent;
+	bool			enabled;
+	bool			gid_valid;
+	u32			port;
+	u32			sm_lid;
+	u32			lid;
+	union ib_gid		gid;
+	struct work_struct	work;
+	struct srpt_port_id	port_guid_id;
+	struct srpt_port_id	port_gid_id;
+	struct srpt_port_attrib	port_attrib;
+	atomic_t		refcount;
+	wait_queue_head_t	freed_channels;
+	struct mutex		mutex;
+	struct list_head	nexus_list;
+	char			port_guid[24];
+	char			port_gid[64];
+};
+
+/**
+ * struct srpt_device - per-HCA state.
+ * @refcnt: lifetime; see the top of this file.
+ * @device: RDMA device.
+ * @pd: protection domain.
+ * @lkey: local DMA lkey.
+ * @srq: shared receive queue, NULL when @use_srq is off.
+ * @cm_id: IB CM listener, NULL on iWARP/RoCE.
+ * @srq_size: entries in @srq.
+ * @sdev_mutex: protects @use_srq and SRQ changes.
+ * @use_srq: channels of this device receive through @srq.
+ * @req_buf_cache: slab cache of the SRQ receive buffers.
+ * @ioctx_ring: SRQ receive buffers.
+ * @event_handler: async event handler (registered last).
+ * @list: on the global device list.
+ * @removed: srpt_remove_one() ran; new logins are refused.
+ * @port_cnt: number of entries in @port.
+ * @port: per-port state.
+ */
+struct srpt_device {
+	struct kref		refcnt;
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	u32			lkey;
+	struct ib_srq		*srq;
+	struct ib_cm_id		*cm_id;
+	int			srq_size;
+	struct mutex		sdev_mutex;
+	bool			use_srq;
+	bool			removed;
+	struct kmem_cache	*req_buf_cache;
+	struct srpt_recv_ioctx	**ioctx_ring;
+	struct ib_event_handler	event_handler;
+	struct list_head	list;
+	u32			port_cnt;
+	struct srpt_port	port[];
+};
+
+#endif /* IB_SRPT_H */
