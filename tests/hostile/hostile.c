@@ -1,0 +1,1920 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hostile - a misbehaving SRP initiator for testing an SRP target over the
+ * RDMA/CM (soft-RoCE in the test guest).
+ *
+ *   hostile -a ADDR [-p PORT] -g TARGET_GUID -I INITIATOR_PORT_ID
+ *           [-c CASE[,CASE...]] [-t SECONDS] [-L LUN] [-n] [-v] [-l]
+ *
+ * Every case runs in its own child process on its own connection(s), with a
+ * timeout (-t, default 60 s), so a hung target cannot hang the tool. Cases
+ * that claim "the target survives" are followed by a probe: a fresh, well
+ * behaved login and an INQUIRY. Prints "PASS name" or "FAIL name: ..." per
+ * case and a last line "N passed, N failed"; exits 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "srp_wire.h"
+
+#define RSLOT 8192		/* receive slot size: >= any max_ti_iu_len we accept */
+#define SSLOT 8192		/* send slot size */
+#define DATA_LEN (2u << 20)	/* registered data buffer: 2 MiB */
+#define RX_KEEP 512		/* bytes of each received IU kept for inspection */
+
+#define SAM_GOOD 0x00
+#define SAM_CHECK_CONDITION 0x02
+#define SENSE_ILLEGAL_REQUEST 0x05
+
+/* ------------------------------------------------------------------------ */
+/* options */
+
+static const char *opt_addr = "fd00::1";
+static const char *opt_port = "5555";
+static uint8_t opt_tport[16];		/* id_ext || ioc_guid */
+static uint8_t opt_iport[16];
+static int opt_timeout = 60;
+static int opt_lun;
+static int opt_verbose;
+static int opt_no_probe;
+
+static char failmsg[1024];
+static const char *cur_case = "?";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Keep the first failure: it is usually the cause. */
+	if (failmsg[0])
+		return 1;
+	va_start(ap, fmt);
+	vsnprintf(failmsg, sizeof(failmsg), fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("  %s: ", cur_case);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+#define dbg(...) do { if (opt_verbose) info(__VA_ARGS__); } while (0)
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* one RDMA/CM connection */
+
+struct rx {
+	uint32_t len;
+	bool seen;		/* consumed by a waiter */
+	uint8_t d[RX_KEEP];
+};
+
+struct conn {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *rbuf, *sbuf, *dbuf;
+	struct ibv_mr *rmr, *smr, *dmr;
+	int nrecv, nsend;
+	int snext, sout;	/* next send slot, sends in flight */
+	bool established, disconnected, broken, rejected;
+	char broken_why[128];
+	int credits;
+	uint32_t max_it, max_ti;
+	uint8_t rsp_flags;
+	struct rx *rxq;
+	int nrx, rxcap;
+	int n_unexpected_cm;
+};
+
+struct login_opts {
+	uint32_t it_iu_len;
+	uint8_t flags;
+	uint16_t imm_off;
+	uint16_t buf_fmt;
+	const uint8_t *tport;	/* NULL: the real one */
+	int pdata_len;		/* 0: full 56 bytes */
+	int nrecv, nsend;	/* 0: defaults */
+	bool no_wait;		/* return right after rdma_connect() */
+};
+
+static void login_defaults(struct login_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->it_iu_len = 4096;
+	o->flags = LOGIN_MULTICHAN_MULTI | LOGIN_IMMED_REQUESTED;
+	/* Same offset as Linux ib_srp: srp_cmd + 16 add. CDB + srp_imm_buf. */
+	o->imm_off = 68;
+	o->buf_fmt = SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Wait for one CM event on c->ec; copies it to *out, acks it. */
+static int get_cm_event(struct conn *c, int timeout_ms, struct rdma_cm_event *out,
+			uint8_t *pdata, size_t pdata_sz, int *pdata_len)
+{
+	struct rdma_cm_event *ev;
+	uint64_t end = now_ms() + timeout_ms;
+
+	for (;;) {
+		if (rdma_get_cm_event(c->ec, &ev) == 0) {
+			*out = *ev;
+			if (pdata_len)
+				*pdata_len = 0;
+			if (pdata && ev->param.conn.private_data &&
+			    ev->param.conn.private_data_len) {
+				size_t n = ev->param.conn.private_data_len;
+
+				if (n > pdata_sz)
+					n = pdata_sz;
+				memcpy(pdata, ev->param.conn.private_data, n);
+				if (pdata_len)
+					*pdata_len = n;
+			}
+			rdma_ack_cm_event(ev);
+			return 0;
+		}
+		if (errno != EAGAIN)
+			return -1;
+		int left = (int)(end - now_ms());
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		struct pollfd p = { .fd = c->ec->fd, .events = POLLIN };
+
+		poll(&p, 1, left);
+	}
+}
+
+static void handle_cm_async(struct conn *c, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		c->disconnected = true;
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	default:
+		c->n_unexpected_cm++;
+		dbg("CM event %s", rdma_event_str(ev->event));
+		break;
+	}
+}
+
+static int post_recv_slot(struct conn *c, int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->rbuf + (size_t)slot * RSLOT),
+		.length = RSLOT,
+		.lkey = c->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(c->qp, &wr, &bad);
+}
+
+static int post_send_raw(struct conn *c, const void *iu, uint32_t len);
+
+static void rx_store(struct conn *c, const uint8_t *d, uint32_t len)
+{
+	if (c->nrx == c->rxcap) {
+		c->rxcap = c->rxcap ? 2 * c->rxcap : 64;
+		c->rxq = realloc(c->rxq, c->rxcap * sizeof(*c->rxq));
+		if (!c->rxq) {
+			perror("realloc");
+			exit(3);
+		}
+	}
+	struct rx *r = &c->rxq[c->nrx++];
+
+	r->len = len;
+	r->seen = false;
+	memset(r->d, 0, sizeof(r->d));
+	memcpy(r->d, d, len < RX_KEEP ? len : RX_KEEP);
+}
+
+/* A received IU: credit bookkeeping, answer target-initiated requests. */
+static void handle_iu(struct conn *c, const uint8_t *d, uint32_t len)
+{
+	if (len >= 8 && (d[0] == SRP_RSP || d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ))
+		c->credits += be32toh(*(const uint32_t *)(d + 4));
+	if (len >= 16 && (d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ)) {
+		struct srp_short_rsp r = { .opcode = d[0] == SRP_CRED_REQ ?
+					   SRP_CRED_RSP : SRP_AER_RSP };
+
+		memcpy(&r.tag, d + 8, 8);
+		dbg("target sent %s, answering", d[0] == SRP_CRED_REQ ? "CRED_REQ" : "AER_REQ");
+		post_send_raw(c, &r, sizeof(r));
+	}
+	rx_store(c, d, len);
+}
+
+/*
+ * Drive the connection for up to timeout_ms: CQ completions and CM events.
+ * Returns after the first batch of work or the timeout.
+ */
+static int pump(struct conn *c, int timeout_ms)
+{
+	struct ibv_wc wc[32];
+	int n, i, done = 0;
+	struct rdma_cm_event ev;
+
+	for (;;) {
+		while ((n = ibv_poll_cq(c->cq, 32, wc)) > 0) {
+			for (i = 0; i < n; i++) {
+				done++;
+				if (wc[i].status != IBV_WC_SUCCESS) {
+					if (!c->broken)
+						snprintf(c->broken_why, sizeof(c->broken_why),
+							 "%s completion: %s",
+							 wc[i].opcode & IBV_WC_RECV ? "recv" : "send",
+							 ibv_wc_status_str(wc[i].status));
+					c->broken = true;
+					if (!(wc[i].opcode & IBV_WC_RECV) && c->sout > 0)
+						c->sout--;
+					continue;
+				}
+				if (wc[i].opcode & IBV_WC_RECV) {
+					int slot = wc[i].wr_id;
+
+					handle_iu(c, c->rbuf + (size_t)slot * RSLOT, wc[i].byte_len);
+					if (post_recv_slot(c, slot)) {
+						c->broken = true;
+						snprintf(c->broken_why, sizeof(c->broken_why),
+							 "ibv_post_recv failed");
+					}
+				} else if (c->sout > 0) {
+					c->sout--;
+				}
+			}
+		}
+		if (n < 0) {
+			c->broken = true;
+			snprintf(c->broken_why, sizeof(c->broken_why), "ibv_poll_cq failed");
+		}
+		while (get_cm_event(c, 0, &ev, NULL, 0, NULL) == 0)
+			handle_cm_async(c, &ev), done++;
+		if (done || timeout_ms <= 0)
+			return done;
+
+		/* Arm and sleep on both channels. */
+		ibv_req_notify_cq(c->cq, 0);
+		n = ibv_poll_cq(c->cq, 32, wc);
+		if (n > 0) {
+			/* Something raced in: process it through the loop above. */
+			for (i = 0; i < n; i++) {
+				done++;
+				if (wc[i].status != IBV_WC_SUCCESS) {
+					if (!c->broken)
+						snprintf(c->broken_why, sizeof(c->broken_why),
+							 "completion: %s",
+							 ibv_wc_status_str(wc[i].status));
+					c->broken = true;
+					if (!(wc[i].opcode & IBV_WC_RECV) && c->sout > 0)
+						c->sout--;
+				} else if (wc[i].opcode & IBV_WC_RECV) {
+					handle_iu(c, c->rbuf + (size_t)wc[i].wr_id * RSLOT,
+						  wc[i].byte_len);
+					post_recv_slot(c, wc[i].wr_id);
+				} else if (c->sout > 0) {
+					c->sout--;
+				}
+			}
+			return done;
+		}
+		struct pollfd p[2] = {
+			{ .fd = c->cc->fd, .events = POLLIN },
+			{ .fd = c->ec->fd, .events = POLLIN },
+		};
+		uint64_t t0 = now_ms();
+
+		if (poll(p, 2, timeout_ms) <= 0)
+			return 0;
+		if (p[0].revents & POLLIN) {
+			struct ibv_cq *cq;
+			void *ctx;
+
+			if (ibv_get_cq_event(c->cc, &cq, &ctx) == 0)
+				ibv_ack_cq_events(cq, 1);
+		}
+		timeout_ms -= (int)(now_ms() - t0);
+		if (timeout_ms < 0)
+			timeout_ms = 0;
+	}
+}
+
+static int post_send_raw(struct conn *c, const void *iu, uint32_t len)
+{
+	uint64_t end = now_ms() + 10000;
+
+	if (len > SSLOT)
+		len = SSLOT;
+	while (c->sout >= c->nsend) {
+		if (c->broken || now_ms() > end)
+			return -1;
+		pump(c, 100);
+	}
+	int slot = c->snext;
+	uint8_t *p = c->sbuf + (size_t)slot * SSLOT;
+
+	c->snext = (c->snext + 1) % c->nsend;
+	memcpy(p, iu, len);
+	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len, .lkey = c->smr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = slot,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (ibv_post_send(c->qp, &wr, &bad))
+		return -1;
+	c->sout++;
+	c->credits--;
+	return 0;
+}
+
+static void conn_free(struct conn *c)
+{
+	if (c->qp)
+		rdma_destroy_qp(c->id);
+	c->qp = NULL;
+	if (c->rmr)
+		ibv_dereg_mr(c->rmr);
+	if (c->smr)
+		ibv_dereg_mr(c->smr);
+	if (c->dmr)
+		ibv_dereg_mr(c->dmr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->cc)
+		ibv_destroy_comp_channel(c->cc);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ec)
+		rdma_destroy_event_channel(c->ec);
+	free(c->rbuf);
+	free(c->sbuf);
+	free(c->dbuf);
+	free(c->rxq);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Tear down without a disconnect: QP first, so in-flight RDMA finds no QP. */
+static void conn_abort(struct conn *c)
+{
+	conn_free(c);
+}
+
+static void conn_close(struct conn *c)
+{
+	struct rdma_cm_event ev;
+
+	if (c->established && !c->disconnected) {
+		rdma_disconnect(c->id);
+		uint64_t end = now_ms() + 3000;
+
+		while (!c->disconnected && now_ms() < end) {
+			if (get_cm_event(c, (int)(end - now_ms()), &ev, NULL, 0, NULL))
+				break;
+			handle_cm_async(c, &ev);
+		}
+	}
+	conn_free(c);
+}
+
+/*
+ * Resolve, build the QP, post receives, send the login.
+ * Returns 1 = logged in, 0 = rejected (*rej = SRP reason, or 0 when the REJ
+ * had no SRP_LOGIN_REJ), -1 = error (failmsg set).
+ */
+static int conn_open(struct conn *c, const struct login_opts *o, uint32_t *rej)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM }, *ai;
+	struct rdma_cm_event ev;
+	uint8_t pd[256];
+	int pdlen, i;
+
+	memset(c, 0, sizeof(*c));
+	if (rej)
+		*rej = 0;
+	c->ec = rdma_create_event_channel();
+	if (!c->ec)
+		return fail("rdma_create_event_channel: %m"), -1;
+	set_nonblock(c->ec->fd);
+	if (rdma_create_id(c->ec, &c->id, c, RDMA_PS_TCP))
+		return fail("rdma_create_id: %m"), -1;
+	if (getaddrinfo(opt_addr, opt_port, &hints, &ai))
+		return fail("bad address %s", opt_addr), -1;
+	i = rdma_resolve_addr(c->id, NULL, ai->ai_addr, 5000);
+	freeaddrinfo(ai);
+	if (i)
+		return fail("rdma_resolve_addr: %m"), -1;
+	if (get_cm_event(c, 10000, &ev, NULL, 0, NULL) || ev.event != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return fail("address resolution failed (%s)", rdma_event_str(ev.event)), -1;
+	if (rdma_resolve_route(c->id, 5000))
+		return fail("rdma_resolve_route: %m"), -1;
+	if (get_cm_event(c, 10000, &ev, NULL, 0, NULL) || ev.event != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return fail("route resolution failed (%s)", rdma_event_str(ev.event)), -1;
+
+	struct ibv_device_attr da;
+
+	if (ibv_query_device(c->id->verbs, &da))
+		return fail("ibv_query_device: %m"), -1;
+	c->nrecv = o->nrecv ? o->nrecv : 64;
+	c->nsend = o->nsend ? o->nsend : 64;
+	if (c->nrecv > da.max_qp_wr)
+		c->nrecv = da.max_qp_wr;
+	if (c->nsend > da.max_qp_wr)
+		c->nsend = da.max_qp_wr;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cc = ibv_create_comp_channel(c->id->verbs);
+	if (!c->pd || !c->cc)
+		return fail("pd/comp channel: %m"), -1;
+	set_nonblock(c->cc->fd);
+	int cqe = c->nrecv + c->nsend + 16;
+
+	if (cqe > da.max_cqe)
+		cqe = da.max_cqe;
+	c->cq = ibv_create_cq(c->id->verbs, cqe, NULL, c->cc, 0);
+	if (!c->cq)
+		return fail("ibv_create_cq(%d): %m", cqe), -1;
+
+	struct ibv_qp_init_attr qa = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.cap = {
+			.max_send_wr = c->nsend,
+			.max_recv_wr = c->nrecv,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		return fail("rdma_create_qp: %m"), -1;
+	c->qp = c->id->qp;
+
+	c->rbuf = aligned_alloc(4096, (size_t)c->nrecv * RSLOT);
+	c->sbuf = aligned_alloc(4096, (size_t)c->nsend * SSLOT);
+	c->dbuf = aligned_alloc(4096, DATA_LEN);
+	if (!c->rbuf || !c->sbuf || !c->dbuf)
+		return fail("out of memory"), -1;
+	memset(c->dbuf, 0xa5, DATA_LEN);
+	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)c->nrecv * RSLOT, IBV_ACCESS_LOCAL_WRITE);
+	c->smr = ibv_reg_mr(c->pd, c->sbuf, (size_t)c->nsend * SSLOT, 0);
+	c->dmr = ibv_reg_mr(c->pd, c->dbuf, DATA_LEN, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!c->rmr || !c->smr || !c->dmr)
+		return fail("ibv_reg_mr: %m"), -1;
+	for (i = 0; i < c->nrecv; i++)
+		if (post_recv_slot(c, i))
+			return fail("ibv_post_recv: %m"), -1;
+
+	struct srp_login_req_rdma req = {
+		.tag = 0x4c4f47494e000001ull,
+		.req_buf_fmt = htobe16(o->buf_fmt),
+		.req_flags = o->flags,
+		.opcode = SRP_LOGIN_REQ,
+		.req_it_iu_len = htobe32(o->it_iu_len),
+		.imm_data_offset = htobe16(o->imm_off),
+	};
+
+	memcpy(req.initiator_port_id, opt_iport, 16);
+	memcpy(req.target_port_id, o->tport ? o->tport : opt_tport, 16);
+	struct rdma_conn_param cp = {
+		.private_data = &req,
+		.private_data_len = o->pdata_len ? (uint8_t)o->pdata_len : (uint8_t)sizeof(req),
+		.responder_resources = da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16,
+		.initiator_depth = da.max_qp_init_rd_atom < 16 ? da.max_qp_init_rd_atom : 16,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+
+	if (rdma_connect(c->id, &cp))
+		return fail("rdma_connect: %m"), -1;
+	if (o->no_wait)
+		return 1;
+
+	int r = get_cm_event(c, 15000, &ev, pd, sizeof(pd), &pdlen);
+
+	if (r == -ETIMEDOUT)
+		return fail("no answer to the login within 15 s"), -1;
+	if (r)
+		return fail("rdma_get_cm_event: %m"), -1;
+	switch (ev.event) {
+	case RDMA_CM_EVENT_ESTABLISHED: {
+		struct srp_login_rsp rsp;
+
+		if (pdlen < (int)sizeof(rsp))
+			return fail("login accepted with %d bytes of private data", pdlen), -1;
+		memcpy(&rsp, pd, sizeof(rsp));
+		if (rsp.opcode != SRP_LOGIN_RSP)
+			return fail("login accepted with opcode 0x%02x", rsp.opcode), -1;
+		c->established = true;
+		c->credits = be32toh(rsp.req_lim_delta);
+		c->max_it = be32toh(rsp.max_it_iu_len);
+		c->max_ti = be32toh(rsp.max_ti_iu_len);
+		c->rsp_flags = rsp.rsp_flags;
+		dbg("logged in: credits %d max_it %u max_ti %u flags 0x%02x",
+		    c->credits, c->max_it, c->max_ti, c->rsp_flags);
+		if (c->max_ti > RSLOT)
+			info("warning: max_ti_iu_len %u > our receive slots (%u)", c->max_ti, RSLOT);
+		return 1;
+	}
+	case RDMA_CM_EVENT_REJECTED: {
+		c->rejected = true;
+		if (pdlen >= 8 && pd[0] == SRP_LOGIN_REJ) {
+			struct srp_login_rej rj;
+
+			memcpy(&rj, pd, sizeof(rj) <= (size_t)pdlen ? sizeof(rj) : (size_t)pdlen);
+			if (rej)
+				*rej = be32toh(rj.reason);
+			dbg("rejected, SRP reason 0x%08x (CM status %d)", be32toh(rj.reason), ev.status);
+		} else {
+			dbg("rejected without SRP_LOGIN_REJ (CM status %d, %d bytes)", ev.status, pdlen);
+		}
+		return 0;
+	}
+	default:
+		return fail("login: got CM event %s (status %d)", rdma_event_str(ev.event),
+			    ev.status), -1;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* IU builders */
+
+static void put_lun(uint8_t *l, int lun)
+{
+	memset(l, 0, 8);
+	if (lun < 256) {
+		l[1] = lun;
+	} else {
+		l[0] = 0x40 | ((lun >> 8) & 0x3f);
+		l[1] = lun & 0xff;
+	}
+}
+
+static size_t build_cmd(uint8_t *iu, uint64_t tag, int lun, const uint8_t *cdb, int cdblen)
+{
+	struct srp_cmd *cmd = (struct srp_cmd *)iu;
+
+	memset(iu, 0, sizeof(*cmd));
+	cmd->opcode = SRP_CMD;
+	cmd->tag = tag;
+	put_lun(cmd->lun, lun);
+	memcpy(cmd->cdb, cdb, cdblen);
+	return sizeof(*cmd);
+}
+
+static struct srp_direct_buf dbuf_desc(struct conn *c, size_t off, uint32_t len)
+{
+	struct srp_direct_buf d = {
+		.va = htobe64((uintptr_t)(c->dbuf + off)),
+		.key = htobe32(c->dmr->rkey),
+		.len = htobe32(len),
+	};
+	return d;
+}
+
+static void cdb_rw10(uint8_t *cdb, uint8_t op, uint32_t lba, uint16_t blocks)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = op;
+	cdb[2] = lba >> 24;
+	cdb[3] = lba >> 16;
+	cdb[4] = lba >> 8;
+	cdb[5] = lba;
+	cdb[7] = blocks >> 8;
+	cdb[8] = blocks;
+}
+
+static int send_inquiry(struct conn *c, uint64_t tag)
+{
+	uint8_t iu[128], cdb[6] = { 0x12, 0, 0, 0, 96, 0 };
+	size_t n = build_cmd(iu, tag, opt_lun, cdb, 6);
+	struct srp_direct_buf d = dbuf_desc(c, 0, 96);
+
+	iu[5] = FMT_DIRECT;	/* data-in direct */
+	memcpy(iu + n, &d, sizeof(d));
+	return post_send_raw(c, iu, n + sizeof(d));
+}
+
+static int send_read10(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks, size_t off)
+{
+	uint8_t iu[128], cdb[16];
+	size_t n;
+	struct srp_direct_buf d;
+
+	cdb_rw10(cdb, 0x28, lba, blocks);
+	n = build_cmd(iu, tag, opt_lun, cdb, 10);
+	d = dbuf_desc(c, off, blocks * 512u);
+	iu[5] = FMT_DIRECT;
+	memcpy(iu + n, &d, sizeof(d));
+	return post_send_raw(c, iu, n + sizeof(d));
+}
+
+static int send_write10(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks)
+{
+	uint8_t iu[128], cdb[16];
+	size_t n;
+	struct srp_direct_buf d;
+
+	cdb_rw10(cdb, 0x2a, lba, blocks);
+	n = build_cmd(iu, tag, opt_lun, cdb, 10);
+	d = dbuf_desc(c, 0, blocks * 512u);
+	iu[5] = FMT_DIRECT << 4;	/* data-out direct */
+	memcpy(iu + n, &d, sizeof(d));
+	return post_send_raw(c, iu, n + sizeof(d));
+}
+
+static int send_tmf(struct conn *c, uint64_t tag, int lun, uint8_t func, uint64_t task_tag)
+{
+	struct srp_tsk_mgmt t = {
+		.opcode = SRP_TSK_MGMT,
+		.tag = tag,
+		.tsk_mgmt_func = func,
+		.task_tag = task_tag,
+	};
+
+	put_lun(t.lun, lun);
+	return post_send_raw(c, &t, sizeof(t));
+}
+
+/* ------------------------------------------------------------------------ */
+/* response matching */
+
+struct rspinfo {
+	uint8_t flags, status;
+	uint8_t sense_key, asc, ascq;
+	bool has_sense;
+	int resp_code;		/* -1: no response data */
+	uint32_t len;
+};
+
+static void parse_rsp(const struct rx *r, struct rspinfo *ri)
+{
+	const struct srp_rsp *s = (const void *)r->d;
+	uint32_t sl = be32toh(s->sense_data_len), rl = be32toh(s->resp_data_len);
+	const uint8_t *data = r->d + sizeof(*s);
+
+	memset(ri, 0, sizeof(*ri));
+	ri->len = r->len;
+	ri->flags = s->flags;
+	ri->status = s->status;
+	ri->resp_code = -1;
+	if (!(ri->flags & RSP_FLAG_RSPVALID))
+		rl = 0;
+	if ((ri->flags & RSP_FLAG_RSPVALID) && rl >= 4 && sizeof(*s) + 4 <= RX_KEEP)
+		ri->resp_code = data[3];
+	if ((ri->flags & RSP_FLAG_SNSVALID) && sl >= 3 && sizeof(*s) + rl + 14 <= RX_KEEP) {
+		const uint8_t *sn = data + rl;
+
+		ri->has_sense = true;
+		if ((sn[0] & 0x7f) == 0x72 || (sn[0] & 0x7f) == 0x73) {
+			ri->sense_key = sn[1] & 0xf;
+			ri->asc = sn[2];
+			ri->ascq = sn[3];
+		} else {
+			ri->sense_key = sn[2] & 0xf;
+			ri->asc = sn[12];
+			ri->ascq = sn[13];
+		}
+	}
+}
+
+static void fmt_rsp(const struct rspinfo *ri, char *b, size_t n)
+{
+	snprintf(b, n, "status 0x%02x flags 0x%02x%s", ri->status, ri->flags,
+		 ri->has_sense ? "" : " (no sense)");
+	if (ri->has_sense)
+		snprintf(b + strlen(b), n - strlen(b), " sense %x/%02x/%02x",
+			 ri->sense_key, ri->asc, ri->ascq);
+	if (ri->resp_code >= 0)
+		snprintf(b + strlen(b), n - strlen(b), " resp_code 0x%02x", ri->resp_code);
+}
+
+static int count_rsp(struct conn *c, uint64_t tag)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nrx; i++)
+		if (c->rxq[i].d[0] == SRP_RSP && c->rxq[i].len >= 16 &&
+		    !memcmp(c->rxq[i].d + 8, &tag, 8))
+			n++;
+	return n;
+}
+
+/* Wait for an SRP_RSP with this tag. 0 = got it, -1 = timeout/broken. */
+static int wait_rsp(struct conn *c, uint64_t tag, int timeout_ms, struct rspinfo *ri)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int i;
+
+	for (;;) {
+		for (i = 0; i < c->nrx; i++) {
+			struct rx *r = &c->rxq[i];
+
+			if (!r->seen && r->d[0] == SRP_RSP && r->len >= sizeof(struct srp_rsp) &&
+			    !memcmp(r->d + 8, &tag, 8)) {
+				r->seen = true;
+				parse_rsp(r, ri);
+				return 0;
+			}
+		}
+		if (c->broken || c->disconnected)
+			return -1;
+		int left = (int)(end - now_ms());
+
+		if (left <= 0)
+			return -1;
+		pump(c, left);
+	}
+}
+
+static const char *conn_state(struct conn *c)
+{
+	static char b[200];
+
+	if (c->broken)
+		snprintf(b, sizeof(b), "connection broken (%s)", c->broken_why);
+	else if (c->disconnected)
+		snprintf(b, sizeof(b), "target disconnected");
+	else
+		snprintf(b, sizeof(b), "no response");
+	return b;
+}
+
+/* INQUIRY on an open channel must come back GOOD. */
+static int check_inquiry(struct conn *c, uint64_t tag, const char *what)
+{
+	struct rspinfo ri;
+	char b[160];
+
+	if (send_inquiry(c, tag))
+		return fail("%s: could not post INQUIRY (%s)", what, conn_state(c));
+	if (wait_rsp(c, tag, 15000, &ri))
+		return fail("%s: INQUIRY: %s within 15 s", what, conn_state(c));
+	if (ri.status != SAM_GOOD) {
+		fmt_rsp(&ri, b, sizeof(b));
+		return fail("%s: INQUIRY: expected status 0, got %s", what, b);
+	}
+	return 0;
+}
+
+/* Log in the well-behaved way; failmsg explains a failure. */
+static int login_ok(struct conn *c, struct login_opts *o)
+{
+	struct login_opts d;
+	uint32_t rej;
+	int r;
+
+	if (!o) {
+		login_defaults(&d);
+		o = &d;
+	}
+	r = conn_open(c, o, &rej);
+	if (r == 0)
+		return fail("normal login rejected (reason 0x%08x)", rej);
+	return r == 1 ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cases */
+
+/* 1, 2, 3: logins */
+
+static int expect_rej(struct login_opts *o, uint32_t want, bool any)
+{
+	struct conn c;
+	uint32_t rej;
+	int r = conn_open(&c, o, &rej);
+
+	if (r < 0) {
+		conn_free(&c);
+		return 1;
+	}
+	if (r == 1) {
+		conn_close(&c);
+		if (any)
+			return fail("expected a reject, login was accepted");
+		return fail("expected REJ reason 0x%08x, login was accepted", want);
+	}
+	conn_free(&c);
+	info("rejected, SRP reason 0x%08x", rej);
+	if (!any && rej != want)
+		return fail("expected REJ reason 0x%08x, got 0x%08x", want, rej);
+	return 0;
+}
+
+static int case_login_iu_len_0(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.it_iu_len = 0;
+	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL, false);
+}
+
+static int case_login_iu_len_63(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.it_iu_len = 63;
+	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL, false);
+}
+
+static int case_login_iu_len_64(void)
+{
+	struct login_opts o;
+	struct conn c;
+	int r;
+
+	login_defaults(&o);
+	o.it_iu_len = 64;
+	o.flags = LOGIN_MULTICHAN_MULTI;	/* immediate data cannot fit in 64 */
+	o.imm_off = 0;
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	info("accepted: max_it_iu_len %u, credits %d", c.max_it, c.credits);
+	r = check_inquiry(&c, 0x64, "after login with it_iu_len 64");
+	conn_close(&c);
+	return r;
+}
+
+static int case_login_iu_len_1M(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.it_iu_len = 1u << 20;
+	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE, false);
+}
+
+static int case_login_iu_len_4G(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.it_iu_len = 0xffffffffu;
+	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE, false);
+}
+
+static int case_login_wrong_tport(void)
+{
+	struct login_opts o;
+	uint8_t bad[16];
+	int i;
+
+	memcpy(bad, opt_tport, 16);
+	for (i = 8; i < 16; i++)
+		bad[i] ^= 0x5a;		/* wrong ioc_guid, right id_ext */
+	login_defaults(&o);
+	o.tport = bad;
+	return expect_rej(&o, REJ_UNABLE_ASSOCIATE_CHANNEL, false);
+}
+
+static int case_login_short_pdata(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.pdata_len = 8;
+	return expect_rej(&o, 0, true);
+}
+
+static int case_login_no_buf_fmt(void)
+{
+	struct login_opts o;
+	struct conn c;
+	uint32_t rej;
+	int r;
+
+	login_defaults(&o);
+	o.buf_fmt = 0;
+	r = conn_open(&c, &o, &rej);
+	if (r < 0) {
+		conn_free(&c);
+		return 1;
+	}
+	if (r == 1) {
+		info("login with req_buf_fmt 0 accepted (allowed)");
+		r = check_inquiry(&c, 1, "after login with req_buf_fmt 0");
+		conn_close(&c);
+		return r;
+	}
+	info("login with req_buf_fmt 0 rejected, reason 0x%08x (allowed)", rej);
+	conn_free(&c);
+	return 0;
+}
+
+/* 4: credit overrun */
+static int case_credit_overrun(void)
+{
+	struct login_opts o;
+	struct conn c;
+	int i, n, got = 0, granted;
+	uint64_t end;
+
+	login_defaults(&o);
+	o.nsend = 4200;
+	o.nrecv = 512;
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	n = granted + 50;
+	info("granted %d credits, posting %d INQUIRYs at once", granted, n);
+	for (i = 0; i < n; i++)
+		if (send_inquiry(&c, 0x10000 + i))
+			break;
+	info("posted %d of %d", i, n);
+	end = now_ms() + 30000;
+	while (now_ms() < end && !c.broken && !c.disconnected) {
+		got = 0;
+		for (int k = 0; k < c.nrx; k++)
+			got += c.rxq[k].d[0] == SRP_RSP;
+		if (got >= n)
+			break;
+		pump(&c, 500);
+	}
+	got = 0;
+	for (int k = 0; k < c.nrx; k++)
+		got += c.rxq[k].d[0] == SRP_RSP;
+	info("%d responses; %s", got,
+	     c.broken || c.disconnected ? conn_state(&c) : "connection still up");
+	conn_abort(&c);
+	return 0;	/* the probe decides */
+}
+
+/* 5: malformed SRP_CMD, each on its own connection. */
+
+struct badcmd {
+	uint8_t iu[SSLOT];
+	size_t len;
+};
+
+static int expect_illegal(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	struct rspinfo ri;
+	char s[160];
+
+	if (post_send_raw(c, b->iu, b->len))
+		return fail("could not post the IU");
+	if (wait_rsp(c, tag, 15000, &ri))
+		return fail("expected SRP_RSP CHECK CONDITION/ILLEGAL REQUEST, got %s",
+			    conn_state(c));
+	fmt_rsp(&ri, s, sizeof(s));
+	info("got %s", s);
+	if (ri.status != SAM_CHECK_CONDITION || !(ri.flags & RSP_FLAG_SNSVALID) ||
+	    ri.sense_key != SENSE_ILLEGAL_REQUEST)
+		return fail("expected status 0x02 SNSVALID sense key 5, got %s", s);
+	return check_inquiry(c, tag + 1, "follow-up");
+}
+
+typedef void (*badbuild)(struct conn *c, struct badcmd *b, uint64_t tag);
+
+static int run_bad(badbuild fn, struct login_opts *lo)
+{
+	struct login_opts o;
+	struct conn c;
+	struct badcmd *b = calloc(1, sizeof(*b));
+	int r;
+
+	if (!lo) {
+		login_defaults(&o);
+		lo = &o;
+	}
+	if (login_ok(&c, lo)) {
+		conn_free(&c);
+		free(b);
+		return 1;
+	}
+	fn(&c, b, 0xbad0);
+	r = expect_illegal(&c, b, 0xbad0);
+	conn_close(&c);
+	free(b);
+	return r;
+}
+
+static size_t read10_iu(struct badcmd *b, uint64_t tag, uint16_t blocks)
+{
+	uint8_t cdb[16];
+
+	cdb_rw10(cdb, 0x28, 0, blocks);
+	return build_cmd(b->iu, tag, opt_lun, cdb, 10);
+}
+
+static size_t write10_iu(struct badcmd *b, uint64_t tag, uint16_t blocks)
+{
+	uint8_t cdb[16];
+
+	cdb_rw10(cdb, 0x2a, 0, blocks);
+	return build_cmd(b->iu, tag, opt_lun, cdb, 10);
+}
+
+/* indirect data-in: count 255, table 255*16, but only one descriptor in the IU */
+static void bad_in_desc_cnt(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 8);
+	struct srp_indirect_hdr h = {
+		.table_desc = dbuf_desc(c, 1 << 20, 255 * 16),
+		.len = htobe32(255 * 4096),
+	};
+	struct srp_direct_buf d = dbuf_desc(c, 0, 4096);
+
+	memset(c->dbuf + (1 << 20), 0, 255 * 16);
+	b->iu[5] = FMT_INDIRECT;
+	b->iu[7] = 255;
+	memcpy(b->iu + n, &h, sizeof(h));
+	memcpy(b->iu + n + sizeof(h), &d, sizeof(d));
+	b->len = n + sizeof(h) + sizeof(d);
+}
+
+static void bad_out_desc_cnt(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = write10_iu(b, tag, 8);
+	struct srp_indirect_hdr h = {
+		.table_desc = dbuf_desc(c, 1 << 20, 255 * 16),
+		.len = htobe32(255 * 4096),
+	};
+	struct srp_direct_buf d = dbuf_desc(c, 0, 4096);
+
+	memset(c->dbuf + (1 << 20), 0, 255 * 16);
+	b->iu[5] = FMT_INDIRECT << 4;
+	b->iu[6] = 255;
+	memcpy(b->iu + n, &h, sizeof(h));
+	memcpy(b->iu + n + sizeof(h), &d, sizeof(d));
+	b->len = n + sizeof(h) + sizeof(d);
+}
+
+/* table length 20: not a multiple of a 16-byte descriptor */
+static void bad_table_len_not16(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 1);
+	struct srp_indirect_hdr h = {
+		.table_desc = dbuf_desc(c, 1 << 20, 20),
+		.len = htobe32(512),
+	};
+	struct srp_direct_buf d[2] = { dbuf_desc(c, 0, 512), dbuf_desc(c, 512, 0) };
+
+	b->iu[5] = FMT_INDIRECT;
+	b->iu[7] = 1;
+	memcpy(b->iu + n, &h, sizeof(h));
+	memcpy(b->iu + n + sizeof(h), d, sizeof(d));
+	b->len = n + sizeof(h) + 20;
+}
+
+/* two descriptors whose lengths sum past 2^32 (to 1 modulo 2^32), total 1 */
+static void bad_total_overflow(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 1);
+	struct srp_indirect_hdr h = {
+		.table_desc = dbuf_desc(c, 1 << 20, 32),
+		.len = htobe32(1),
+	};
+	struct srp_direct_buf d[2] = { dbuf_desc(c, 0, 0x80000001u), dbuf_desc(c, 0, 0x80000000u) };
+
+	b->iu[5] = FMT_INDIRECT;
+	b->iu[7] = 2;
+	memcpy(b->iu + n, &h, sizeof(h));
+	memcpy(b->iu + n + sizeof(h), d, sizeof(d));
+	b->len = n + sizeof(h) + sizeof(d);
+}
+
+/* total length 4096, descriptors sum to 1024 */
+static void bad_total_mismatch(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 8);
+	struct srp_indirect_hdr h = {
+		.table_desc = dbuf_desc(c, 1 << 20, 32),
+		.len = htobe32(4096),
+	};
+	struct srp_direct_buf d[2] = { dbuf_desc(c, 0, 512), dbuf_desc(c, 512, 512) };
+
+	b->iu[5] = FMT_INDIRECT;
+	b->iu[7] = 2;
+	memcpy(b->iu + n, &h, sizeof(h));
+	memcpy(b->iu + n + sizeof(h), d, sizeof(d));
+	b->len = n + sizeof(h) + sizeof(d);
+}
+
+/* immediate data-out: the descriptor says 4096 bytes, the IU carries 512 */
+static void bad_imm_len_beyond_iu(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = write10_iu(b, tag, 8);
+	uint32_t len = htobe32(4096);
+
+	(void)c;
+	b->iu[5] = FMT_IMM << 4;
+	memcpy(b->iu + n, &len, 4);
+	b->len = 68 + 512;
+}
+
+/* immediate data-out length 0xffffffff: offset + length wraps */
+static void bad_imm_len_wrap(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = write10_iu(b, tag, 1);
+	uint32_t len = htobe32(0xffffffffu);
+
+	(void)c;
+	b->iu[5] = FMT_IMM << 4;
+	memcpy(b->iu + n, &len, 4);
+	b->len = 68 + 512;
+}
+
+/* immediate data-out, 512 bytes, but the IU ends before the data offset */
+static void bad_imm_iu_short(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = write10_iu(b, tag, 1);
+	uint32_t len = htobe32(512);
+
+	(void)c;
+	b->iu[5] = FMT_IMM << 4;
+	memcpy(b->iu + n, &len, 4);
+	b->len = n + 4;
+}
+
+static void good_imm_512(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	bad_imm_iu_short(c, b, tag);
+	b->len = 68 + 512;
+}
+
+/* both data-in and data-out direct */
+static void bad_bidi(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 1);
+	struct srp_direct_buf d[2] = { dbuf_desc(c, 0, 512), dbuf_desc(c, 4096, 512) };
+
+	b->iu[5] = FMT_DIRECT << 4 | FMT_DIRECT;
+	memcpy(b->iu + n, d, sizeof(d));
+	b->len = n + sizeof(d);
+}
+
+static void bad_fmt_in_5(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = read10_iu(b, tag, 1);
+	struct srp_direct_buf d = dbuf_desc(c, 0, 512);
+
+	b->iu[5] = 0x05;
+	memcpy(b->iu + n, &d, sizeof(d));
+	b->len = n + sizeof(d);
+}
+
+static void bad_fmt_out_f(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	size_t n = write10_iu(b, tag, 1);
+	struct srp_direct_buf d = dbuf_desc(c, 0, 512);
+
+	b->iu[5] = 0xf0;
+	memcpy(b->iu + n, &d, sizeof(d));
+	b->len = n + sizeof(d);
+}
+
+/* additional CDB length 252 bytes in a 48-byte IU */
+static void bad_add_cdb_len(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	uint8_t cdb[6] = { 0x12, 0, 0, 0, 96, 0 };
+
+	(void)c;
+	b->len = build_cmd(b->iu, tag, opt_lun, cdb, 6);
+	b->iu[31] = 0xfc;
+}
+
+/* additional CDB length that leaves no room for the data-in descriptor */
+static void bad_add_cdb_len_desc(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	uint8_t cdb[6] = { 0x12, 0, 0, 0, 96, 0 };
+	struct srp_direct_buf d = dbuf_desc(c, 0, 96);
+	size_t n = build_cmd(b->iu, tag, opt_lun, cdb, 6);
+
+	b->iu[5] = FMT_DIRECT;
+	b->iu[31] = 16;
+	memcpy(b->iu + n, &d, sizeof(d));
+	b->len = n + sizeof(d);	/* descriptor would start at 64 = end of IU */
+}
+
+static int case_cmd_in_desc_cnt_beyond_iu(void) { return run_bad(bad_in_desc_cnt, NULL); }
+static int case_cmd_out_desc_cnt_beyond_iu(void) { return run_bad(bad_out_desc_cnt, NULL); }
+static int case_cmd_table_len_not_16(void) { return run_bad(bad_table_len_not16, NULL); }
+static int case_cmd_total_len_overflow(void) { return run_bad(bad_total_overflow, NULL); }
+static int case_cmd_total_len_mismatch(void) { return run_bad(bad_total_mismatch, NULL); }
+static int case_cmd_imm_len_beyond_iu(void) { return run_bad(bad_imm_len_beyond_iu, NULL); }
+static int case_cmd_imm_len_wrap(void) { return run_bad(bad_imm_len_wrap, NULL); }
+static int case_cmd_imm_iu_shorter_than_offset(void) { return run_bad(bad_imm_iu_short, NULL); }
+static int case_cmd_both_in_and_out(void) { return run_bad(bad_bidi, NULL); }
+static int case_cmd_fmt_in_5(void) { return run_bad(bad_fmt_in_5, NULL); }
+static int case_cmd_fmt_out_f(void) { return run_bad(bad_fmt_out_f, NULL); }
+static int case_cmd_add_cdb_beyond_iu(void) { return run_bad(bad_add_cdb_len, NULL); }
+static int case_cmd_add_cdb_hides_desc(void) { return run_bad(bad_add_cdb_len_desc, NULL); }
+
+/*
+ * Login with an immediate data offset far beyond any IU (or inside the
+ * header): the target must refuse the login, refuse immediate data, or fail
+ * the immediate command with ILLEGAL REQUEST.
+ */
+static int imm_offset_case(uint16_t off)
+{
+	struct login_opts o;
+	struct conn c;
+	uint32_t rej;
+	int r;
+
+	login_defaults(&o);
+	o.imm_off = off;
+	r = conn_open(&c, &o, &rej);
+	if (r < 0) {
+		conn_free(&c);
+		return 1;
+	}
+	if (r == 0) {
+		info("login with imm_data_offset %u rejected (reason 0x%08x): fine", off, rej);
+		conn_free(&c);
+		return 0;
+	}
+	info("login with imm_data_offset %u accepted, rsp_flags 0x%02x", off, c.rsp_flags);
+	struct badcmd *b = calloc(1, sizeof(*b));
+
+	bad_imm_iu_short(&c, b, 0xbad0);
+	b->len = 68 + 512;
+	r = expect_illegal(&c, b, 0xbad0);
+	free(b);
+	conn_close(&c);
+	return r;
+}
+
+static int case_cmd_imm_offset_beyond_iu(void) { return imm_offset_case(0xfff0); }
+static int case_cmd_imm_offset_in_header(void) { return imm_offset_case(8); }
+
+/* sanity: a well-formed immediate-data WRITE works when immediate data was granted */
+static int case_cmd_imm_good(void)
+{
+	struct login_opts o;
+	struct conn c;
+	struct badcmd *b;
+	struct rspinfo ri;
+	char s[160];
+	int r = 0;
+
+	login_defaults(&o);
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	if (!(c.rsp_flags & LOGIN_RSP_IMMED_SUPP)) {
+		info("target did not grant immediate data (rsp_flags 0x%02x)", c.rsp_flags);
+		conn_close(&c);
+		return 0;
+	}
+	b = calloc(1, sizeof(*b));
+	good_imm_512(&c, b, 0x600d);
+	if (post_send_raw(&c, b->iu, b->len) || wait_rsp(&c, 0x600d, 15000, &ri))
+		r = fail("immediate WRITE(10) of 512 bytes: %s", conn_state(&c));
+	else if (ri.status != SAM_GOOD) {
+		fmt_rsp(&ri, s, sizeof(s));
+		r = fail("immediate WRITE(10) of 512 bytes: expected status 0, got %s", s);
+	}
+	free(b);
+	conn_close(&c);
+	return r;
+}
+
+/* 6: junk IUs that must be ignored */
+
+static int junk_case(const void *iu, size_t len)
+{
+	struct conn c;
+	int r, i, other = 0;
+	char seen[256] = "";
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	if (post_send_raw(&c, iu, len))
+		r = fail("could not post the IU");
+	else
+		r = check_inquiry(&c, 0x1000, "follow-up");
+	if (!r) {
+		uint64_t end = now_ms() + 1000;
+
+		while (now_ms() < end)
+			pump(&c, 200);
+		for (i = 0; i < c.nrx; i++) {
+			uint64_t t;
+
+			memcpy(&t, c.rxq[i].d + 8, 8);
+			if (c.rxq[i].d[0] == SRP_RSP && t == 0x1000)
+				continue;
+			other++;
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+				 " [op 0x%02x len %u tag 0x%llx]", c.rxq[i].d[0], c.rxq[i].len,
+				 (unsigned long long)t);
+		}
+		if (other)
+			r = fail("expected the IU to be ignored, target answered:%s", seen);
+	}
+	conn_close(&c);
+	return r;
+}
+
+static int case_iu_short_cmd_4(void)
+{
+	uint8_t iu[4] = { SRP_CMD, 0, 0, 0 };
+
+	return junk_case(iu, sizeof(iu));
+}
+
+static int case_iu_short_tmf_4(void)
+{
+	uint8_t iu[4] = { SRP_TSK_MGMT, 0, 0, 0 };
+
+	return junk_case(iu, sizeof(iu));
+}
+
+static int case_iu_empty(void)
+{
+	return junk_case("", 0);
+}
+
+static int case_iu_unknown_opcode_0x77(void)
+{
+	uint8_t iu[48] = { 0x77 };
+	uint64_t tag = 0x77;
+
+	memcpy(iu + 8, &tag, 8);
+	return junk_case(iu, sizeof(iu));
+}
+
+static int case_iu_srp_rsp_from_initiator(void)
+{
+	struct srp_rsp r = { .opcode = SRP_RSP, .tag = 0xc1, .status = 0 };
+
+	return junk_case(&r, sizeof(r));
+}
+
+static int case_iu_unsolicited_cred_rsp(void)
+{
+	struct srp_short_rsp r = { .opcode = SRP_CRED_RSP, .tag = 0x41 };
+
+	return junk_case(&r, sizeof(r));
+}
+
+/* 7: task management */
+
+static int tmf_case(int lun, uint8_t func, uint64_t task_tag, int want, int also_ok)
+{
+	struct conn c;
+	struct rspinfo ri;
+	char s[160];
+	int r;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	if (send_tmf(&c, 0x7000, lun, func, task_tag) || wait_rsp(&c, 0x7000, 20000, &ri)) {
+		r = fail("expected a TMF response, got %s", conn_state(&c));
+		conn_close(&c);
+		return r;
+	}
+	fmt_rsp(&ri, s, sizeof(s));
+	info("TMF 0x%02x lun %d: %s", func, lun, s);
+	if (!(ri.flags & RSP_FLAG_RSPVALID) || ri.resp_code < 0)
+		r = fail("expected RSPVALID with response code 0x%02x, got %s", want, s);
+	else if (ri.resp_code != want && ri.resp_code != also_ok)
+		r = fail("expected response code 0x%02x, got 0x%02x", want, ri.resp_code);
+	else
+		r = check_inquiry(&c, 0x7001, "follow-up");
+	conn_close(&c);
+	return r;
+}
+
+static int case_tmf_abort_unknown_tag(void)
+{
+	return tmf_case(opt_lun, TMF_ABORT_TASK, 0xdeadbeef, TMF_RSP_COMPLETE, -1);
+}
+
+static int case_tmf_lun_reset_unknown_lun(void)
+{
+	return tmf_case(200, TMF_LUN_RESET, 0, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+}
+
+static int case_tmf_abort_task_set_unknown_lun(void)
+{
+	return tmf_case(200, TMF_ABORT_TASK_SET, 0, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+}
+
+static int case_tmf_abort_unknown_lun(void)
+{
+	return tmf_case(200, TMF_ABORT_TASK, 0x1234, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+}
+
+static int case_tmf_func_0x80(void)
+{
+	return tmf_case(opt_lun, 0x80, 0, TMF_RSP_FUNC_NOT_SUPP, -1);
+}
+
+/* 8: ABORT TASK racing the command's completion */
+static int case_tmf_abort_race(void)
+{
+	enum { N = 40 };
+	struct conn c;
+	struct rspinfo ri;
+	int i, r = 0, completed = 0, aborted = 0, tmf_ok = 0;
+	char s[160];
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	for (i = 0; i < N && !r; i++) {
+		uint64_t ct = 0x8000 + i, tt = 0x9000 + i;
+		uint16_t blocks = (i % 4 == 0) ? 1 : 64 << (i % 3);
+
+		while (c.credits < 2 && !c.broken && !c.disconnected)
+			pump(&c, 1000);
+		if (send_read10(&c, ct, i * 8, blocks, 0) || send_tmf(&c, tt, opt_lun,
+								  TMF_ABORT_TASK, ct)) {
+			r = fail("round %d: could not post (%s)", i, conn_state(&c));
+			break;
+		}
+		if (wait_rsp(&c, tt, 20000, &ri)) {
+			r = fail("round %d: no response to ABORT TASK: %s", i, conn_state(&c));
+			break;
+		}
+		fmt_rsp(&ri, s, sizeof(s));
+		dbg("round %d: TMF %s", i, s);
+		if (ri.resp_code == TMF_RSP_COMPLETE)
+			tmf_ok++;
+		if (i % 8 == 7) {
+			/* also exercise an abort sent before the command */
+			uint64_t ct2 = 0x18000 + i, tt2 = 0x19000 + i;
+
+			send_tmf(&c, tt2, opt_lun, TMF_ABORT_TASK, ct2);
+			send_read10(&c, ct2, 0, 8, 0);
+			if (wait_rsp(&c, tt2, 20000, &ri))
+				r = fail("round %d: no response to early ABORT TASK: %s", i,
+					 conn_state(&c));
+		}
+	}
+	/* Stragglers: give the target a moment, then count. */
+	uint64_t end = now_ms() + 2000;
+
+	while (now_ms() < end && !c.broken)
+		pump(&c, 200);
+	for (i = 0; i < N && !r; i++) {
+		int nc = count_rsp(&c, 0x8000 + i), nt = count_rsp(&c, 0x9000 + i);
+
+		if (nc > 1)
+			r = fail("command 0x%x got %d responses", 0x8000 + i, nc);
+		else if (nt != 1)
+			r = fail("TMF 0x%x got %d responses", 0x9000 + i, nt);
+		nc ? completed++ : aborted++;
+	}
+	info("%d rounds: %d commands completed, %d aborted without response, %d TMFs answered COMPLETE",
+	     N, completed, aborted, tmf_ok);
+	if (!r)
+		r = check_inquiry(&c, 0xa000, "after the abort storm");
+	conn_close(&c);
+	return r;
+}
+
+/* 9: QP destroyed while the target fetches a 1 MiB data-out */
+static int case_qp_destroy_mid_rdma_read(void)
+{
+	struct conn c;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		if (login_ok(&c, NULL)) {
+			conn_free(&c);
+			return 1;
+		}
+		if (send_write10(&c, 0xd000 + k, 0, 2048))
+			return fail("could not post the WRITE");
+		if (k == 1)
+			sleep_ms(5);
+		if (k == 2)
+			sleep_ms(50);
+		conn_abort(&c);
+	}
+	sleep_ms(500);
+	return 0;	/* the probe decides */
+}
+
+/* 10: login/drop storm, some with commands outstanding */
+static int case_disconnect_storm(void)
+{
+	enum { N = 50 };
+	struct login_opts o;
+	struct conn c;
+	int i, ok = 0, failed = 0;
+
+	for (i = 0; i < N; i++) {
+		login_defaults(&o);
+		o.nrecv = 16;
+		o.nsend = 16;
+		if (i % 5 == 4) {
+			/* drop before the login completes */
+			o.no_wait = true;
+			if (conn_open(&c, &o, NULL) < 0)
+				failed++;
+			conn_abort(&c);
+			continue;
+		}
+		failmsg[0] = 0;
+		if (login_ok(&c, &o)) {
+			failed++;
+			info("login %d failed: %s", i, failmsg);
+			failmsg[0] = 0;
+			conn_free(&c);
+			continue;
+		}
+		ok++;
+		switch (i % 5) {
+		case 0:
+			send_read10(&c, 0xe000 + i, 0, 128, 0);
+			send_read10(&c, 0xe100 + i, 128, 128, 65536);
+			send_write10(&c, 0xe200 + i, 0, 64);
+			conn_abort(&c);
+			break;
+		case 1:
+			conn_close(&c);
+			break;
+		case 2:
+			send_inquiry(&c, 0xe300 + i);
+			conn_close(&c);
+			break;
+		case 3:
+			send_write10(&c, 0xe400 + i, 0, 256);
+			pump(&c, 10);
+			conn_abort(&c);
+			break;
+		}
+	}
+	info("%d logins ok, %d failed", ok, failed);
+	if (failed)
+		return fail("%d of %d logins in the storm failed", failed, N);
+	sleep_ms(500);
+	return 0;
+}
+
+/* 11: SRP_I_LOGOUT */
+static int case_i_logout(void)
+{
+	struct conn c;
+	struct srp_i_logout lo = { .opcode = SRP_I_LOGOUT, .tag = 0x1060 };
+	uint64_t end;
+	int r = 0;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	if (check_inquiry(&c, 0x1059, "before logout")) {
+		conn_close(&c);
+		return 1;
+	}
+	if (post_send_raw(&c, &lo, sizeof(lo)))
+		return conn_free(&c), fail("could not post SRP_I_LOGOUT");
+	end = now_ms() + 15000;
+	while (!c.disconnected && now_ms() < end)
+		pump(&c, 500);
+	if (!c.disconnected)
+		r = fail("expected DISCONNECTED after SRP_I_LOGOUT, %s after 15 s",
+			 c.broken ? conn_state(&c) : "channel still open");
+	conn_close(&c);
+	return r;
+}
+
+/* a well-behaved channel: the probe, also usable as a case */
+static int case_sanity(void)
+{
+	struct conn c;
+	int r;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	r = check_inquiry(&c, 1, "INQUIRY");
+	if (!r) {
+		struct rspinfo ri;
+
+		if (send_read10(&c, 2, 0, 8, 0) || wait_rsp(&c, 2, 15000, &ri))
+			r = fail("READ(10): %s", conn_state(&c));
+		else if (ri.status != SAM_GOOD)
+			r = fail("READ(10): status 0x%02x", ri.status);
+	}
+	conn_close(&c);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct tcase {
+	const char *name;
+	int (*fn)(void);
+	const char *what;
+};
+
+static const struct tcase cases[] = {
+	{ "sanity", case_sanity, "normal login, INQUIRY, READ(10)" },
+	{ "login_iu_len_0", case_login_iu_len_0, "it_iu_len 0 -> REJ 0x00010000" },
+	{ "login_iu_len_63", case_login_iu_len_63, "it_iu_len 63 -> REJ 0x00010000" },
+	{ "login_iu_len_64", case_login_iu_len_64, "it_iu_len 64 -> accepted" },
+	{ "login_iu_len_1M", case_login_iu_len_1M, "it_iu_len 1 MiB -> REJ 0x00010002" },
+	{ "login_iu_len_4G", case_login_iu_len_4G, "it_iu_len 0xffffffff -> REJ 0x00010002" },
+	{ "login_wrong_target_port", case_login_wrong_tport, "-> REJ 0x00010003" },
+	{ "login_short_private_data", case_login_short_pdata, "8-byte login -> any REJ" },
+	{ "login_no_buf_fmt", case_login_no_buf_fmt, "req_buf_fmt 0 -> REJ or works" },
+	{ "credit_overrun", case_credit_overrun, "credits + 50 INQUIRYs at once" },
+	{ "cmd_in_desc_cnt_beyond_iu", case_cmd_in_desc_cnt_beyond_iu, "-> CHECK CONDITION" },
+	{ "cmd_out_desc_cnt_beyond_iu", case_cmd_out_desc_cnt_beyond_iu, "-> CHECK CONDITION" },
+	{ "cmd_table_len_not_16", case_cmd_table_len_not_16, "-> CHECK CONDITION" },
+	{ "cmd_total_len_overflow", case_cmd_total_len_overflow, "-> CHECK CONDITION" },
+	{ "cmd_total_len_mismatch", case_cmd_total_len_mismatch, "-> CHECK CONDITION" },
+	{ "cmd_imm_good", case_cmd_imm_good, "valid immediate WRITE -> GOOD" },
+	{ "cmd_imm_len_beyond_iu", case_cmd_imm_len_beyond_iu, "-> CHECK CONDITION" },
+	{ "cmd_imm_len_wrap", case_cmd_imm_len_wrap, "len 0xffffffff -> CHECK CONDITION" },
+	{ "cmd_imm_iu_shorter_than_offset", case_cmd_imm_iu_shorter_than_offset, "-> CHECK CONDITION" },
+	{ "cmd_imm_offset_beyond_iu", case_cmd_imm_offset_beyond_iu, "-> REJ or CHECK CONDITION" },
+	{ "cmd_imm_offset_in_header", case_cmd_imm_offset_in_header, "-> REJ or CHECK CONDITION" },
+	{ "cmd_both_in_and_out", case_cmd_both_in_and_out, "-> CHECK CONDITION" },
+	{ "cmd_fmt_in_5", case_cmd_fmt_in_5, "-> CHECK CONDITION" },
+	{ "cmd_fmt_out_f", case_cmd_fmt_out_f, "-> CHECK CONDITION" },
+	{ "cmd_add_cdb_beyond_iu", case_cmd_add_cdb_beyond_iu, "-> CHECK CONDITION" },
+	{ "cmd_add_cdb_hides_desc", case_cmd_add_cdb_hides_desc, "-> CHECK CONDITION" },
+	{ "iu_short_cmd_4", case_iu_short_cmd_4, "ignored" },
+	{ "iu_short_tmf_4", case_iu_short_tmf_4, "ignored" },
+	{ "iu_empty", case_iu_empty, "ignored" },
+	{ "iu_unknown_opcode_0x77", case_iu_unknown_opcode_0x77, "ignored" },
+	{ "iu_srp_rsp_from_initiator", case_iu_srp_rsp_from_initiator, "ignored" },
+	{ "iu_unsolicited_cred_rsp", case_iu_unsolicited_cred_rsp, "ignored" },
+	{ "tmf_abort_unknown_tag", case_tmf_abort_unknown_tag, "-> 0x00" },
+	{ "tmf_abort_unknown_lun", case_tmf_abort_unknown_lun, "-> 0x05 (0x00 ok)" },
+	{ "tmf_lun_reset_unknown_lun", case_tmf_lun_reset_unknown_lun, "-> 0x05 (0x00 ok)" },
+	{ "tmf_abort_task_set_unknown_lun", case_tmf_abort_task_set_unknown_lun, "-> 0x05 (0x00 ok)" },
+	{ "tmf_func_0x80", case_tmf_func_0x80, "-> 0x04" },
+	{ "tmf_abort_race", case_tmf_abort_race, "one response per TMF, <= 1 per command" },
+	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read, "target survives" },
+	{ "disconnect_storm", case_disconnect_storm, "50 logins/drops, target survives" },
+	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
+};
+#define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
+
+/* Run fn in a child with a timeout. 0 = pass. */
+static int run_child(const char *name, int (*fn)(void), int timeout_s, char *why, size_t whylen)
+{
+	int pfd[2];
+	pid_t pid;
+	int st = 0;
+	uint64_t end;
+
+	fflush(stdout);
+	if (pipe(pfd))
+		return snprintf(why, whylen, "pipe: %m"), 1;
+	pid = fork();
+	if (pid < 0)
+		return snprintf(why, whylen, "fork: %m"), 1;
+	if (pid == 0) {
+		close(pfd[0]);
+		cur_case = name;
+		failmsg[0] = 0;
+		int r = fn();
+
+		if (r && !failmsg[0])
+			snprintf(failmsg, sizeof(failmsg), "failed");
+		if (r && write(pfd[1], failmsg, strlen(failmsg)) < 0)
+			_exit(2);
+		fflush(stdout);
+		_exit(r ? 1 : 0);
+	}
+	close(pfd[1]);
+	end = now_ms() + timeout_s * 1000ull;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			close(pfd[0]);
+			snprintf(why, whylen, "timed out after %d s (tool-side timeout)", timeout_s);
+			return 1;
+		}
+		sleep_ms(50);
+	}
+	ssize_t n = read(pfd[0], why, whylen - 1);
+
+	close(pfd[0]);
+	why[n > 0 ? n : 0] = 0;
+	if (WIFSIGNALED(st)) {
+		snprintf(why, whylen, "tool crashed (signal %d)", WTERMSIG(st));
+		return 1;
+	}
+	if (WEXITSTATUS(st) && !why[0])
+		snprintf(why, whylen, "exit status %d", WEXITSTATUS(st));
+	return WEXITSTATUS(st) != 0;
+}
+
+static int parse_hex(const char *s, uint8_t *out, int nbytes)
+{
+	int n = 0;
+
+	if (!strncmp(s, "0x", 2))
+		s += 2;
+	while (*s && n < 2 * nbytes) {
+		int v;
+
+		if (*s == ':' || *s == '-') {
+			s++;
+			continue;
+		}
+		if (*s >= '0' && *s <= '9')
+			v = *s - '0';
+		else if ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			v = (*s | 0x20) - 'a' + 10;
+		else
+			return -1;
+		if (n % 2 == 0)
+			out[n / 2] = v << 4;
+		else
+			out[n / 2] |= v;
+		n++;
+		s++;
+	}
+	return (n == 2 * nbytes && !*s) ? 0 : -1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: hostile -a ADDR [-p PORT] -g TARGET_GUID -I INITIATOR_PORT_ID\n"
+		"               [-c CASE[,CASE...]] [-t SECONDS] [-L LUN] [-n] [-v] [-l]\n"
+		"  -g  node GUID of the target HCA (xxxx:xxxx:xxxx:xxxx or 16 hex digits)\n"
+		"  -I  initiator port ID, 32 hex digits (needs an ACL 0x<32 hex>)\n"
+		"  -c  cases to run (default: all), -l lists them\n"
+		"  -t  per-case timeout (default 60 s), -n: no survival probe\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	char *sel = NULL;
+	int o, i, pass = 0, failn = 0, have_g = 0, have_i = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	while ((o = getopt(argc, argv, "a:p:g:I:c:t:L:nvlh")) != -1) {
+		switch (o) {
+		case 'a':
+			opt_addr = optarg;
+			break;
+		case 'p':
+			opt_port = optarg;
+			break;
+		case 'g':
+			if (parse_hex(optarg, opt_tport, 8)) {
+				fprintf(stderr, "bad GUID %s\n", optarg);
+				return 2;
+			}
+			memcpy(opt_tport + 8, opt_tport, 8);
+			have_g = 1;
+			break;
+		case 'I':
+			if (parse_hex(optarg, opt_iport, 16)) {
+				fprintf(stderr, "bad initiator port ID %s\n", optarg);
+				return 2;
+			}
+			have_i = 1;
+			break;
+		case 'c':
+			sel = optarg;
+			break;
+		case 't':
+			opt_timeout = atoi(optarg);
+			break;
+		case 'L':
+			opt_lun = atoi(optarg);
+			break;
+		case 'n':
+			opt_no_probe = 1;
+			break;
+		case 'v':
+			opt_verbose = 1;
+			break;
+		case 'l':
+			for (i = 0; i < NCASES; i++)
+				printf("%-34s %s\n", cases[i].name, cases[i].what);
+			return 0;
+		default:
+			usage();
+		}
+	}
+	if (!have_g || !have_i)
+		usage();
+
+	for (i = 0; i < NCASES; i++) {
+		char why[1100] = "", pwhy[1100] = "";
+		uint64_t t0;
+		int r;
+
+		if (sel) {
+			char buf[512], *tok, *save;
+			bool hit = false;
+
+			snprintf(buf, sizeof(buf), "%s", sel);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				if (!strcmp(tok, cases[i].name) || !strcmp(tok, "all"))
+					hit = true;
+			if (!hit)
+				continue;
+		}
+		t0 = now_ms();
+		r = run_child(cases[i].name, cases[i].fn, opt_timeout, why, sizeof(why));
+		if (!r && !opt_no_probe && cases[i].fn != case_sanity) {
+			if (run_child("probe", case_sanity, opt_timeout, pwhy, sizeof(pwhy))) {
+				r = 1;
+				snprintf(why, sizeof(why), "target did not survive: probe: %s", pwhy);
+			}
+		}
+		if (r) {
+			printf("FAIL %s: %s (%.1f s)\n", cases[i].name, why, (now_ms() - t0) / 1000.0);
+			failn++;
+		} else {
+			printf("PASS %s (%.1f s)\n", cases[i].name, (now_ms() - t0) / 1000.0);
+			pass++;
+		}
+	}
+	if (pass + failn == 0) {
+		fprintf(stderr, "no case matches '%s'\n", sel);
+		return 2;
+	}
+	printf("%d passed, %d failed\n", pass, failn);
+	return failn ? 1 : 0;
+}
