@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run the ib_srpt KUnit suites under User Mode Linux.
+#
+#   scripts/kunit.sh              (make kunit)               6.12 LTS tree
+#   KTREE=newest scripts/kunit.sh (make kunit KTREE=newest)  newest Debian sid tree
+#
+# Prepares a kernel tree under $CACHE/kunit/ (unpacked once per source package
+# version, with the upstream srpt driver removed), replaces its
+# drivers/infiniband/ulp/srpt/ with symlinks to this project's files, and runs
+# tools/testing/kunit/kunit.py with kunit/.kunitconfig. Ends with a line
+# "N passed, N failed"; exits non-zero on any failure, crash or build error.
+#
+# Environment:
+#   KTREE=6.12|newest  kernel tree to use (default 6.12)
+#   SRPT_SRC=<dir>     project directory to test (default: this checkout)
+#   CACHE=<dir>        cache root (default /var/cache/ib_srpt)
+#   KUNIT_ARGS=...     extra kunit.py arguments (e.g. a suite glob)
+set -euo pipefail
+
+t0=$(date +%s)
+here=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "${SRPT_SRC:-$here}" && pwd)
+CACHE=${CACHE:-/var/cache/ib_srpt}
+KTREE=${KTREE:-6.12}
+HEAVY_LOCK=$CACHE/heavy.lock
+base=$CACHE/kunit
+SRPT_REL=drivers/infiniband/ulp/srpt
+PY=/usr/bin/python3
+
+say() { echo "kunit: $*" >&2; }
+fail() {
+	say "$*"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+"$here/scripts/deps.sh" kunit || fail "scripts/deps.sh kunit failed"
+[ -x "$PY" ] || PY=python3
+mkdir -p "$base"
+
+# One preparer at a time (tree unpacking and symlink replacement).
+exec 9>"$base/prepare.lock"
+flock 9
+
+# --- Locate the source tarball for the requested tree ----------------------
+case "$KTREE" in
+6.12)
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	;;
+newest)
+	# linux-source-7.x from Debian sid, fetched with a private apt
+	# configuration: sid is never added to the system's sources.
+	sid=$base/sid-apt
+	mkdir -p "$sid/lists/partial" "$sid/archives/partial" "$sid/etc"
+	echo 'deb http://deb.debian.org/debian sid main' >"$sid/etc/sources.list"
+	aptopts=(-o "Dir::Etc::sourcelist=$sid/etc/sources.list"
+		 -o "Dir::Etc::sourceparts=-"
+		 -o "Dir::State::Lists=$sid/lists"
+		 -o "Dir::Cache::pkgcache=$sid/pkgcache.bin"
+		 -o "Dir::Cache::srcpkgcache=$sid/srcpkgcache.bin"
+		 -o "APT::Get::List-Cleanup=0")
+	if [ ! -f "$sid/updated" ] || [ -n "$(find "$sid/updated" -mmin +720)" ]; then
+		say "apt-get update (private sid lists)"
+		apt-get "${aptopts[@]}" update -qq >/dev/null ||
+			fail "sid apt-get update failed"
+		touch "$sid/updated"
+	fi
+	pkg=$(apt-cache "${aptopts[@]}" search --names-only '^linux-source-[0-9]+\.[0-9]+$' |
+		awk '{print $1}' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || fail "no linux-source package in sid"
+	srcver=$(apt-cache "${aptopts[@]}" show --no-all-versions "$pkg" |
+		sed -n 's/^Version: //p' | head -n 1)
+	deb=$(ls "$sid/archives/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n 1 || true)
+	if [ -z "$deb" ] || [[ "$deb" != *"_${srcver//:/%3a}_"* ]]; then
+		say "downloading $pkg $srcver from sid"
+		rm -f "$sid/archives/${pkg}_"*.deb
+		(cd "$sid/archives" && apt-get "${aptopts[@]}" download "$pkg" >/dev/null) ||
+			fail "apt-get download $pkg failed"
+		deb=$(ls "$sid/archives/${pkg}_"*.deb | sort -V | tail -n 1)
+	fi
+	tarball=$sid/${pkg}.tar.xz
+	if [ ! -f "$tarball" ] || [ "$(cat "$tarball.ver" 2>/dev/null)" != "$srcver" ]; then
+		say "extracting the tarball from $(basename "$deb")"
+		rm -rf "$sid/deb"
+		mkdir -p "$sid/deb"
+		dpkg-deb -x "$deb" "$sid/deb"
+		mv "$sid/deb/usr/src/${pkg}.tar.xz" "$tarball"
+		rm -rf "$sid/deb"
+		echo "$srcver" >"$tarball.ver"
+	fi
+	;;
+*)
+	fail "unknown KTREE '$KTREE' (use 6.12 or newest)"
+	;;
+esac
+[ -f "$tarball" ] || fail "missing $tarball"
+
+tree=$base/linux-$KTREE
+build=$base/build-$KTREE
+
+# --- Unpack once per version, never letting the upstream srpt sources out --
+if [ "$(cat "$tree/.srpt-kunit-version" 2>/dev/null)" != "$srcver" ]; then
+	say "unpacking $(basename "$tarball") ($srcver) into $tree"
+	rm -rf "$tree" "$tree.tmp" "$build"
+	mkdir -p "$tree.tmp"
+	# Unanchored exclude: matches <topdir>/drivers/.../srpt and below.
+	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 \
+		--exclude="$SRPT_REL"
+	rm -rf "${tree:?}.tmp/$SRPT_REL"
+	echo "$srcver" >"$tree.tmp/.srpt-kunit-version"
+	mv "$tree.tmp" "$tree"
+fi
+rm -rf "${tree:?}/$SRPT_REL"	# again, in case anything put it back
+
+# --- Put our files in place ------------------------------------------------
+[ -f "$src/ib_srpt.c" ] || fail "no ib_srpt.c in $src"
+[ -f "$src/kunit/.kunitconfig" ] || fail "no kunit/.kunitconfig in $src"
+dst=$tree/$SRPT_REL
+mkdir -p "$dst"
+for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h; do
+	[ -e "$src/$f" ] && ln -s "$src/$f" "$dst/$f"
+done
+# A real kunit/ directory of symlinked files: a symlinked directory would
+# make "../ib_srpt.h" resolve relative to the project, not to $dst.
+mkdir -p "$dst/kunit"
+cp -rs "$src/kunit/." "$dst/kunit/"
+
+# Objects built from a previous source set may look newer than the files the
+# symlinks point at now: always rebuild the driver.
+rm -rf "${build:?}/$SRPT_REL"
+mkdir -p "$build"
+
+# --- Build and run under the shared heavy lock ------------------------------
+log=$base/last-$KTREE.log
+say "waiting for $HEAVY_LOCK"
+set +e
+# shellcheck disable=SC2086
+(cd "$tree" && flock "$HEAVY_LOCK" "$PY" tools/testing/kunit/kunit.py run \
+	--arch=um --kunitconfig="$src/kunit" --build_dir="$build" --jobs=2 \
+	${KUNIT_ARGS:-}) 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+
+# --- Summary ---------------------------------------------------------------
+elapsed=$(( $(date +%s) - t0 ))
+summary=$(grep -E 'Testing complete\.' "$log" | tail -n 1 || true)
+passed=0 failed=0
+if [ -n "$summary" ]; then
+	num() { echo "$summary" | grep -oE "$1: [0-9]+" | grep -oE '[0-9]+' || echo 0; }
+	passed=$(num passed)
+	failed=$(( $(num failed) + $(num crashed) + $(num errors) ))
+fi
+echo "----"
+echo "kunit ($KTREE, $srcver): ${summary:-no test summary (build error or crash)}; ${elapsed}s"
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	failed=1	# build error, crash or missing tests
+fi
+echo "$passed passed, $failed failed"
+[ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
