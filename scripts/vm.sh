@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot a Debian kernel under QEMU (TCG) with the host's root file system as a
+# read-only 9p lower layer under a tmpfs overlay, run one guest script in it,
+# and bring its results back through a second, writable 9p export.
+#
+#   scripts/vm.sh --kver 6.12|6.1|<full uname -r> --module ours|distro \
+#                 --run <guest script> --out <host dir> [--timeout SECONDS] \
+#                 [--ko <path to ib_srpt.ko>] [--mem MiB] [--smp N] \
+#                 [--env NAME=VALUE]... [--quiet]
+#
+# In the guest the script runs as root under /bin/bash with the environment
+# from <out>/vm.env (REPO, KVER, MODULE, KO, OUT=/out, and every --env); it can
+# `. "$REPO/tests/lib.sh"` for the soft-RoCE / LIO / ib_srp helpers. Anything
+# it writes below /out appears in <out> on the host. Afterwards <out> holds:
+#   console.log  the serial console      guest.log  the script's output
+#   dmesg.txt    the guest's full dmesg  rc         the script's exit status
+#   splat.txt    oops/WARNING/BUG/hung-task/lockdep lines, if any
+# Exit status: the script's, or non-zero when the guest crashed, timed out
+# (killed after --timeout seconds, default 900) or printed a kernel splat.
+# QEMU runs under the shared lock $CACHE/../heavy.lock
+# (/var/cache/ib_srpt/heavy.lock); the timeout counts from when it is taken.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE:-/var/cache/ib_srpt}
+LOCK=${HEAVY_LOCK:-/var/cache/ib_srpt/heavy.lock}
+
+kver=${KVER:-6.12} module=${MODULE:-ours} run= out= timeout=900 ko= mem=3072 smp=2
+quiet=0
+envs=()
+usage() { sed -n '/^#   scripts/,/^# In the guest/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kver) kver=$2; shift 2 ;;
+	--module) module=$2; shift 2 ;;
+	--run) run=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--ko) ko=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--env) envs+=("$2"); shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	-h|--help) usage ;;
+	*) echo "vm: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+[ -n "$run" ] && [ -n "$out" ] || usage
+case "$module" in ours|distro|none) ;; *) echo "vm: --module ours|distro|none" >&2; exit 2 ;; esac
+
+say() { echo "vm: $*" >&2; }
+
+# Resolve "6.12" / "6.1" to the newest installed matching release.
+resolve_kver() {
+	local k=$1 d
+	if [ -d "/lib/modules/$k/kernel" ]; then echo "$k"; return; fi
+	d=$(ls -d /lib/modules/"$k".*-amd64 /lib/modules/"$k"-*-amd64 2>/dev/null |
+		grep -E "/$k([.-][0-9]+)*[-+]" | sort -V | tail -n 1 || true)
+	[ -n "$d" ] || { say "no installed kernel for '$k' under /lib/modules"; exit 2; }
+	basename "$d"
+}
+rel=$(resolve_kver "$kver")
+series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+vmlinuz=/boot/vmlinuz-$rel
+[ -r "$vmlinuz" ] || { say "missing $vmlinuz (run scripts/deps.sh vm)"; exit 2; }
+[ -n "$ko" ] || ko=$CACHE/build-$series/ib_srpt.ko
+run=$(realpath "$run")
+[ -r "$run" ] || { say "no guest script $run"; exit 2; }
+mkdir -p "$out"
+out=$(realpath "$out")
+# The guest has its own /tmp, /run and /dev: carry scripts from there along.
+case "$run" in
+/tmp/*|/run/*|/dev/*) cp "$run" "$out/run-script.sh"; run=/out/run-script.sh ;;
+esac
+rm -f "$out/rc" "$out/splat.txt" "$out/console.log" "$out/guest.log" "$out/dmesg.txt"
+
+# ---- initramfs: busybox + the modules needed to mount the 9p/overlay root ----
+initrd_modules=(virtio_pci 9pnet_virtio 9p overlay)
+build_initramfs() {
+	local img=$1 tmp m f
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	mkdir -p "$tmp"/{bin,dev,proc,sys,mods,newroot,lower,rw}
+	cp /bin/busybox "$tmp/bin/busybox"
+	: >"$tmp/mods/order"
+	modprobe -S "$rel" --show-depends -a "${initrd_modules[@]}" |
+		awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' |
+		while read -r f; do
+			m=$(basename "$f"); m=${m%.xz}; m=${m%.zst}; m=${m%.gz}
+			case "$f" in
+			*.xz) xz -dc "$f" >"$tmp/mods/$m" ;;
+			*.zst) zstd -qdc "$f" >"$tmp/mods/$m" ;;
+			*.gz) gzip -dc "$f" >"$tmp/mods/$m" ;;
+			*) cp "$f" "$tmp/mods/$m" ;;
+			esac
+			echo "$m" >>"$tmp/mods/order"
+		done
+	cat >"$tmp/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox mkdir -p /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+fail() { echo "initramfs: $*"; echo o >/proc/sysrq-trigger; sleep 10; }
+for m in $(cat /mods/order); do insmod /mods/$m || fail "insmod $m failed"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose root /lower ||
+	fail "cannot mount host root over 9p"
+mount -t tmpfs -o mode=0755,size=75% rw /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
+	fail "cannot mount overlay root"
+mkdir -p /newroot/out
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /newroot/out ||
+	fail "cannot mount the results export"
+[ -f /newroot/out/vm.env ] || fail "no /out/vm.env"
+umount /proc /sys
+umount /dev 2>/dev/null
+exec switch_root /newroot /bin/bash "$ibsrpt_init"
+EOF
+	chmod +x "$tmp/init"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$img.tmp"
+	mv "$img.tmp" "$img"
+}
+# Keyed by kernel release and by this script's content (the init lives here).
+key=$(sha1sum "$0" | cut -c1-10)
+initrd=$CACHE/initramfs/$rel-$key.cpio.gz
+if [ ! -s "$initrd" ]; then
+	mkdir -p "$CACHE/initramfs"
+	say "building $initrd"
+	build_initramfs "$initrd"
+fi
+
+# ---- guest environment ----
+{
+	printf 'REPO=%q\nKVER=%q\nKREL=%q\nMODULE=%q\nKO=%q\nRUN=%q\nOUT=/out\n' \
+		"$REPO" "$series" "$rel" "$module" "$ko" "$run"
+	printf 'VM_TIMEOUT=%q\n' "$timeout"
+	for e in "${envs[@]}"; do
+		printf '%s=%q\n' "${e%%=*}" "${e#*=}"
+	done
+} >"$out/vm.env"
+
+append="console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M"
+append+=" ibsrpt_init=$REPO/tests/guest-init.sh"
+append+=" hung_task_panic=0 nokaslr tsc=reliable mitigations=off"
+[ "$quiet" = 1 ] && append+=" quiet"
+
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
+	-nodefaults -display none -no-reboot -monitor none
+	-serial stdio
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$append"
+	-fsdev "local,path=/,readonly=on,security_model=none,multidevs=remap,id=r"
+	-device virtio-9p-pci,fsdev=r,mount_tag=root
+	-fsdev "local,path=$out,security_model=none,multidevs=remap,id=o"
+	-device virtio-9p-pci,fsdev=o,mount_tag=out
+	-device virtio-rng-pci)
+
+mkdir -p "$(dirname "$LOCK")"
+say "kernel $rel, module $module, script $run"
+say "results in $out (timeout ${timeout}s after the heavy lock is taken)"
+t0=$(date +%s)
+set +e
+flock "$LOCK" bash -c 'echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift
+	exec timeout -k 10 "$@"' _ "$t0" "$timeout" "${qemu[@]}" </dev/null 2>&1 |
+	tr -d '\r' | tee "$out/console.log" |
+	if [ "$quiet" = 1 ]; then
+		grep --line-buffered -avE '^\[ *[0-9]+\.[0-9]+\] ' || true
+	else cat; fi
+qrc=${PIPESTATUS[0]}
+set -e
+secs=$(( $(date +%s) - t0 ))
+
+rc=0
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	say "FAILED: guest stopped answering and was killed after the ${timeout}s timeout"
+	rc=124
+elif [ ! -s "$out/rc" ]; then
+	say "FAILED: guest ended without reporting a result (crash or panic? qemu rc $qrc); see $out/console.log"
+	rc=125
+else
+	rc=$(cat "$out/rc")
+fi
+# Kernel splats on the console count even if the guest could not save dmesg.
+pat='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
+kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$pat"
+if grep -aEq "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null; then
+	grep -ahE "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null | sort -u >>"$out/splat.txt"
+fi
+if [ -s "$out/splat.txt" ]; then
+	say "FAILED: kernel splat in the guest:"
+	head -n 20 "$out/splat.txt" | sed 's/^/vm:   /' >&2
+	[ "$rc" = 0 ] && rc=126
+fi
+say "guest done in ${secs}s, status $rc; results in $out"
+exit "$rc"

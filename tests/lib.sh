@@ -1,0 +1,391 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest-side helpers for the VM test bench (sourced by scripts run through
+# scripts/vm.sh). Environment from vm.sh: REPO, KVER, KREL, MODULE
+# (ours|distro|none), KO (path of our ib_srpt.ko), OUT (/out).
+#
+# Typical use:
+#   . "$REPO/tests/lib.sh"
+#   rxe_setup                       # soft-RoCE rxe0 over veth v0 (fd00::1)
+#   srpt_load                       # ours (insmod $KO) or distro (modprobe)
+#   dev=$(bs_null nb0 256)          # 256 MiB memory-backed null_blk
+#   srpt_target_create              # wwn + tpgt_1, RDMA/CM port 5555
+#   srpt_lun 0 "$dev"               # iblock backstore on $dev as LUN 0
+#   srpt_acl_add                    # ACL for the local ib_srp initiator
+#   srpt_enable
+#   srp_login                       # ib_srp add_target (extra opts allowed)
+#   disk=$(srp_disk 0)              # /dev/sdX of LUN 0
+#   fio_verify "$disk" 4k randwrite 32M
+#   srp_logout; srpt_teardown; srpt_unload
+# Every helper fails loudly (non-zero, message on stderr).
+
+LIO=/sys/kernel/config/target
+SRPT_CFS=$LIO/srpt
+RDMA_CM_PORT=${RDMA_CM_PORT:-5555}
+TARGET_ADDR=${TARGET_ADDR:-fd00::1}
+RXE=${RXE:-rxe0}
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >&2; }
+die() { echo "FAIL: $*" >&2; return 1; }
+
+# wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 5; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+
+# ---------------------------------------------------------------- soft-RoCE
+
+rxe_port_active() {
+	grep -q ACTIVE "/sys/class/infiniband/$RXE/ports/1/state"
+}
+
+rxe_setup() {
+	[ -d "/sys/class/infiniband/$RXE" ] && return 0
+	modprobe -a rdma_rxe veth || die "modprobe rdma_rxe veth" || return 1
+	modprobe -q crc32_generic 2>/dev/null || true
+	modprobe -a ib_uverbs rdma_ucm 2>/dev/null || true
+	/usr/sbin/ip link add v0 type veth peer name v1 || die "veth" || return 1
+	/usr/sbin/ip link set v0 up
+	/usr/sbin/ip link set v1 up
+	/usr/sbin/ip -6 addr add "$TARGET_ADDR/64" dev v0 nodad
+	/usr/bin/rdma link add "$RXE" type rxe netdev v0 || die "rdma link add" || return 1
+	wait_for 20 rxe_port_active || die "$RXE port not ACTIVE" || return 1
+	wait_for 10 test -s "/sys/class/infiniband/$RXE/ports/1/gids/0"
+	log "soft-RoCE $RXE on v0 ($TARGET_ADDR) active"
+}
+
+# 16 hex digits of the HCA node GUID (= the target's service GUID by default).
+node_guid_hex() {
+	tr -d ':\n' <"/sys/class/infiniband/$RXE/node_guid"
+}
+
+# 32 hex digits of GID index 0 of port 1.
+gid0_hex() {
+	tr -d ':\n' <"/sys/class/infiniband/$RXE/ports/1/gids/0"
+}
+
+# Configfs target port (wwn) name: 0x + 32 hex of GID 0.
+srpt_wwn() { echo "0x$(gid0_hex)"; }
+
+# The id_ext/ioc_guid the initiator must name.
+target_guid() { echo "${SRPT_SERVICE_GUID:-$(node_guid_hex)}"; }
+
+# ------------------------------------------------------------ target module
+
+srpt_deps() {
+	modprobe -a configfs target_core_mod target_core_iblock target_core_file \
+		ib_core ib_cm iw_cm rdma_cm || die "modprobe target/rdma deps"
+}
+
+# srpt_load [module parameters...]: load ours (by path) or the distro module.
+srpt_load() {
+	srpt_deps || return 1
+	grep -qw '^ib_srpt' /proc/modules && return 0
+	case "$MODULE" in
+	ours)
+		# The distro ib_srpt must never come in by name in this mode.
+		mkdir -p /etc/modprobe.d
+		printf 'blacklist ib_srpt\ninstall ib_srpt /bin/false\n' \
+			>/etc/modprobe.d/zz-ib-srpt-ours.conf
+		[ -r "$KO" ] || die "our module $KO is missing (make module KVER=$KVER)" || return 1
+		insmod "$KO" "$@" || die "insmod $KO" || return 1
+		;;
+	distro)
+		modprobe ib_srpt "$@" || die "modprobe ib_srpt" || return 1
+		;;
+	*) die "MODULE=$MODULE: nothing to load"; return 1 ;;
+	esac
+	log "ib_srpt ($MODULE) loaded: $(srpt_module_file)"
+}
+
+srpt_module_file() {
+	if [ "$MODULE" = ours ]; then echo "$KO"; else modinfo -n ib_srpt 2>/dev/null; fi
+}
+
+srpt_refcnt() { cat /sys/module/ib_srpt/refcnt 2>/dev/null || echo gone; }
+
+srpt_unload() {
+	grep -qw '^ib_srpt' /proc/modules || return 0
+	[ -d "$SRPT_CFS" ] && rmdir "$SRPT_CFS" 2>/dev/null
+	rmmod ib_srpt || die "rmmod ib_srpt (refcnt $(srpt_refcnt))"
+}
+
+# ------------------------------------------------------------- backstores
+
+# bs_null NAME MIB: memory-backed null_blk device; prints /dev/<disk>.
+bs_null() {
+	local name=$1 mib=$2 d idx
+	[ -d /sys/kernel/config/nullb ] || modprobe null_blk nr_devices=0 ||
+		{ die "modprobe null_blk"; return 1; }
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d" || { die "mkdir $d"; return 1; }
+	echo "$mib" >"$d/size"
+	echo 1 >"$d/memory_backed"
+	echo 512 >"$d/blocksize"
+	echo 1 >"$d/power" || { die "null_blk power on"; return 1; }
+	idx=$(cat "$d/index")
+	if [ -b "/dev/$name" ]; then echo "/dev/$name"
+	else wait_for 5 test -b "/dev/nullb$idx" && echo "/dev/nullb$idx"; fi
+}
+
+# bs_brd MIB: a brd ram disk; prints /dev/ram0.
+bs_brd() {
+	local mib=$1
+	if ! grep -qw '^brd' /proc/modules; then
+		modprobe brd rd_nr=1 rd_size=$((mib * 1024)) max_part=0 ||
+			{ die "modprobe brd"; return 1; }
+	fi
+	wait_for 5 test -b /dev/ram0 && echo /dev/ram0
+}
+
+# lio_iblock NAME DEV: iblock backstore; prints its configfs dir.
+lio_iblock() {
+	local name=$1 dev=$2 d=$LIO/core/iblock_0/$1
+	mkdir -p "$d" || { die "mkdir $d"; return 1; }
+	echo "udev_path=$dev" >"$d/control"
+	echo 1 >"$d/enable" || { die "enable iblock $name"; return 1; }
+	echo "$d"
+}
+
+# lio_fileio NAME PATH MIB: fileio backstore on a tmpfs file.
+lio_fileio() {
+	local name=$1 path=$2 mib=$3 d=$LIO/core/fileio_0/$1
+	mkdir -p "$d" || { die "mkdir $d"; return 1; }
+	truncate -s "${mib}M" "$path"
+	echo "fd_dev_name=$path,fd_dev_size=$((mib * 1048576))" >"$d/control"
+	echo 1 >"$d/enable" || { die "enable fileio $name"; return 1; }
+	echo "$d"
+}
+
+# lio_serial BACKSTORE_DIR SERIAL: set the VPD unit serial.
+lio_serial() { echo "$2" >"$1/wwn/vpd_unit_serial"; }
+
+# ----------------------------------------------------------- srpt configfs
+
+tpg_dir() { echo "$SRPT_CFS/$(srpt_wwn)/tpgt_1"; }
+
+# srpt_target_create: wwn for rxe0 port 1 + tpgt_1 + RDMA/CM listener.
+srpt_target_create() {
+	local w
+	w=$SRPT_CFS/$(srpt_wwn)
+	mkdir -p "$SRPT_CFS" || { die "mkdir $SRPT_CFS (fabric not registered?)"; return 1; }
+	echo "$RDMA_CM_PORT" >"$SRPT_CFS/discovery_auth/rdma_cm_port" ||
+		{ die "set rdma_cm_port"; return 1; }
+	mkdir -p "$w" || { die "mkdir wwn $w"; return 1; }
+	mkdir -p "$w/tpgt_1" || { die "mkdir $w/tpgt_1"; return 1; }
+}
+
+# srpt_lun LUN BACKSTORE_DIR
+srpt_lun() {
+	local lun=$1 bs=$2 t
+	t=$(tpg_dir)
+	mkdir "$t/lun/lun_$lun" || { die "mkdir lun_$lun"; return 1; }
+	ln -s "$bs" "$t/lun/lun_$lun/$(basename "$bs")" || { die "link lun_$lun"; return 1; }
+}
+
+# The initiator port IDs (ACL names) of the local ib_srp on rxe0 port 1 in
+# the forms users write. The first is what srpt_acl_add uses by default.
+initiator_acl_name() {
+	echo "${ACL_NAME:-0x0000000000000000$(node_guid_hex)}"
+}
+
+# srpt_acl_add [NAME]: ACL mapping every LUN of the TPG.
+srpt_acl_add() {
+	local name=${1:-$(initiator_acl_name)} t l
+	t=$(tpg_dir)
+	mkdir "$t/acls/$name" || { die "mkdir acl $name"; return 1; }
+	for l in "$t"/lun/lun_*; do
+		[ -d "$l" ] || continue
+		mkdir "$t/acls/$name/$(basename "$l")"
+		ln -s "$l" "$t/acls/$name/$(basename "$l")/map" ||
+			{ die "map $(basename "$l") for $name"; return 1; }
+	done
+}
+
+srpt_enable() { echo 1 >"$(tpg_dir)/enable" || die "enable tpgt_1"; }
+
+# srpt_teardown: remove every srpt and backstore object from configfs.
+srpt_teardown() {
+	local w t a l m
+	if [ -d "$SRPT_CFS" ]; then
+		for w in "$SRPT_CFS"/*/; do
+			w=${w%/}
+			[ "$(basename "$w")" = discovery_auth ] && continue
+			[ -d "$w" ] || continue
+			for t in "$w"/tpgt_*; do
+				[ -d "$t" ] || continue
+				echo 0 >"$t/enable" 2>/dev/null
+				for a in "$t"/acls/*; do
+					[ -d "$a" ] || continue
+					for l in "$a"/lun_*; do
+						[ -d "$l" ] || continue
+						find "$l" -maxdepth 1 -type l -delete
+						rmdir "$l"
+					done
+					rmdir "$a"
+				done
+				for l in "$t"/lun/lun_*; do
+					[ -d "$l" ] || continue
+					find "$l" -maxdepth 1 -type l -delete
+					rmdir "$l"
+				done
+				rmdir "$t"
+			done
+			rmdir "$w"
+		done
+		echo 0 >"$SRPT_CFS/discovery_auth/rdma_cm_port" 2>/dev/null
+		# The fabric directory pins the module: drop it too.
+		rmdir "$SRPT_CFS" 2>/dev/null
+	fi
+	for m in "$LIO"/core/*_*/*/; do
+		m=${m%/}
+		[ -d "$m" ] || continue
+		case "$(basename "$m")" in alua|statistics|pr|wwn) continue ;; esac
+		rmdir "$m" 2>/dev/null || log "cannot remove backstore $m"
+	done
+	for m in "$LIO"/core/*_*; do
+		[ -d "$m" ] && rmdir "$m" 2>/dev/null
+	done
+	for m in /sys/kernel/config/nullb/*/; do
+		[ -d "$m" ] || continue
+		echo 0 >"$m/power" 2>/dev/null
+		rmdir "$m"
+	done
+	rm -f /tmp/lun-*.img
+	return 0
+}
+
+# srpt_leftovers: print configfs objects that should be gone; fail if any.
+srpt_leftovers() {
+	local left
+	left=$( { ls -d "$SRPT_CFS"/*/ 2>/dev/null | grep -v discovery_auth
+		ls -d "$LIO"/core/*_*/*/ 2>/dev/null | grep -Ev '/(alua|statistics)/$'; } || true)
+	[ -z "$left" ] && return 0
+	echo "$left" >&2
+	return 1
+}
+
+# ------------------------------------------------------------- initiator
+
+srp_dev_dir() { echo "/sys/class/infiniband_srp/srp-$RXE-1"; }
+
+srp_initiator_load() {
+	modprobe -a sd_mod scsi_transport_srp ib_srp || die "modprobe ib_srp"
+}
+
+# srp_login [extra add_target options, e.g. ch_count=2]
+srp_login() {
+	local g opts
+	srp_initiator_load || return 1
+	g=$(target_guid)
+	opts="id_ext=$g,ioc_guid=$g,dest=[$TARGET_ADDR]:$RDMA_CM_PORT"
+	[ $# -gt 0 ] && opts+=",$(IFS=,; echo "$*")"
+	wait_for 10 test -w "$(srp_dev_dir)/add_target" || { die "no $(srp_dev_dir)"; return 1; }
+	log "ib_srp add_target $opts"
+	echo "$opts" >"$(srp_dev_dir)/add_target" || { die "add_target rejected ($opts)"; return 1; }
+}
+
+# srp_hosts: SCSI host numbers created by ib_srp.
+srp_hosts() {
+	local h
+	for h in /sys/class/scsi_host/host*; do
+		[ -e "$h/proc_name" ] || continue
+		[ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] && basename "$h" | sed 's/^host//'
+	done
+	return 0
+}
+
+# srp_disk LUN [TIMEOUT]: wait for and print /dev/sdX of that LUN.
+srp_disk() {
+	local lun=$1 t=${2:-30} i h d
+	for ((i = 0; i < t * 5; i++)); do
+		for h in $(srp_hosts); do
+			for d in /sys/class/scsi_disk/"$h":*:*:"$lun"; do
+				[ -d "$d/device/block" ] || continue
+				d=$(ls "$d/device/block" | head -n 1)
+				[ -b "/dev/$d" ] && { echo "/dev/$d"; return 0; }
+			done
+		done
+		sleep 0.2
+	done
+	die "no disk for LUN $lun after ${t}s"
+}
+
+srp_disks() {
+	local h d
+	for h in $(srp_hosts); do
+		for d in /sys/class/scsi_disk/"$h":*; do
+			[ -d "$d/device/block" ] && echo "/dev/$(ls "$d/device/block" | head -n 1)"
+		done
+	done
+	return 0
+}
+
+srp_logout() {
+	local p
+	for p in /sys/class/srp_remote_ports/*; do
+		[ -e "$p/delete" ] || continue
+		echo 1 >"$p/delete"
+	done
+	wait_for 30 test -z "$(srp_hosts)" || { die "ib_srp hosts remain: $(srp_hosts)"; return 1; }
+}
+
+# ------------------------------------------------------------- I/O
+
+# fio_verify DEV BS RW SIZE [iodepth]: write then read back with crc32c.
+fio_verify() {
+	local dev=$1 bs=$2 rw=$3 size=$4 qd=${5:-16}
+	fio --name="verify-$bs-$rw" --filename="$dev" --direct=1 --ioengine=libaio \
+		--rw="$rw" --bs="$bs" --size="$size" --iodepth="$qd" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=0 \
+		--randrepeat=0 --norandommap=0 --output-format=terse --terse-version=3 \
+		>/tmp/fio-verify.out 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		cat /tmp/fio-verify.out >&2
+		die "fio verify $bs $rw $size on $dev (rc $rc)"
+		return 1
+	fi
+	log "fio verify $bs $rw $size on $dev: ok"
+}
+
+# ------------------------------------------------------------- standard setup
+
+# srpt_standard_setup [MIB]: rxe + module + one null_blk LUN 0 + ACL +
+# login; prints the initiator-side disk. For scripts that just need a LUN.
+srpt_standard_setup() {
+	local mib=${1:-128} dev bs
+	rxe_setup || return 1
+	srpt_load || return 1
+	dev=$(bs_null nb0 "$mib") || return 1
+	bs=$(lio_iblock nb0 "$dev") || return 1
+	srpt_target_create || return 1
+	srpt_lun 0 "$bs" || return 1
+	srpt_acl_add || return 1
+	srpt_enable || return 1
+	srp_login || return 1
+	srp_disk 0
+}
+
+# dbus_start: targetcli needs a system D-Bus (it asks tcmu-runner over it).
+dbus_start() {
+	[ -S /run/dbus/system_bus_socket ] && return 0
+	mkdir -p /run/dbus
+	dbus-daemon --system --fork --nopidfile 2>/dev/null ||
+		dbus-daemon --system --fork || die "cannot start dbus-daemon"
+	wait_for 5 test -S /run/dbus/system_bus_socket
+}
+
+# ------------------------------------------------------------- dmesg checks
+
+SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:)'
+
+# dmesg_splats FILE: print kernel splat lines found in FILE.
+dmesg_splats() { grep -aE "$SPLAT_RE" "$1"; }
