@@ -266,6 +266,9 @@ struct srpt_rw_ctx {
  * @cmd: LIO command.
  * @n_rdma: work requests the RDMA transfer consumes on the send queue.
  * @tag: initiator tag, echoed in the response.
+ * @rbufs: remote buffer descriptors, inside the held receive IU.
+ * @n_rbufs: number of entries in @rbufs.
+ * @imm_data: the data-out buffer arrived inside the IU.
  * @tmf_lun: LUN addressed by a task management request.
  * @sense_data: sense buffer handed to LIO.
  */
@@ -284,6 +287,9 @@ struct srpt_send_ioctx {
 	struct se_cmd		cmd;
 	u32			n_rdma;
 	u64			tag;
+	const struct srp_direct_buf *rbufs;
+	u32			n_rbufs;
+	bool			imm_data;
 	u8			sense_data[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -311,7 +317,6 @@ enum rdma_ch_state {
  * @zw_cqe: completion entry of the zero-length drain write.
  * @rcu: for kfree_rcu.
  * @kref: lifetime; see the top of this file.
- * @closed: completed when the channel is released.
  * @rq_size: receive queue size (= credits granted over the channel's life).
  * @max_rsp_size: largest SRP_RSP the target sends.
  * @sq_wr_avail: send queue work requests not in use.
@@ -338,8 +343,8 @@ enum rdma_ch_state {
  * @rdma_cm: RDMA/CM state.
  * @rdma_cm.cm_id: RDMA/CM ID.
  * @use_srq: the receive side is the device's SRQ.
- * @rsp_buf_cache: slab cache of the send buffers.
- * @req_buf_cache: slab cache of the per-channel receive buffers.
+ * @recv_len: bytes posted per receive buffer.
+ * @recv_offset: offset of the IU in each receive buffer.
  */
 struct srpt_rdma_ch {
 	struct srpt_nexus	*nexus;
@@ -348,7 +353,6 @@ struct srpt_rdma_ch {
 	struct ib_cqe		zw_cqe;
 	struct rcu_head		rcu;
 	struct kref		kref;
-	struct completion	*closed;
 	int			rq_size;
 	u32			max_rsp_size;
 	atomic_t		sq_wr_avail;
@@ -371,8 +375,8 @@ struct srpt_rdma_ch {
 	struct se_session	*sess;
 	u8			sess_name[SRPT_NAME_LEN + 1];
 	struct work_struct	release_work;
-	struct kmem_cache	*rsp_buf_cache;
-	struct kmem_cache	*req_buf_cache;
+	u32			recv_len;
+	u32			recv_offset;
 	union {
 		struct {
 			struct ib_cm_id		*cm_id;
@@ -428,12 +432,14 @@ struct srpt_tpg {
 
 /**
  * struct srpt_port_id - one of the two names (GUID or GID form) of a port.
+ * @sport: port this name belongs to.
  * @mutex: protects @tpg_list.
  * @tpg_list: TPGs under this name.
  * @wwn: LIO WWN, non-NULL while the configfs directory exists.
  * @name: the name as the user wrote it.
  */
 struct srpt_port_id {
+	struct srpt_port	*sport;
 	struct mutex		mutex;
 	struct list_head	tpg_list;
 	struct se_wwn		wwn;
@@ -460,12 +466,14 @@ struct srpt_port_id {
  * @port_guid: GUID-form name text.
  * @port_gid: GID-form name text.
  * @gid_valid: @gid was read successfully.
+ * @dm_warned: a Device Management setup failure was already reported.
  */
 struct srpt_port {
 	struct srpt_device	*sdev;
 	struct ib_mad_agent	*mad_agent;
 	bool			enabled;
 	bool			gid_valid;
+	bool			dm_warned;
 	u32			port;
 	u32			sm_lid;
 	u32			lid;
@@ -493,7 +501,6 @@ struct srpt_port {
  * @srq_size: entries in @srq.
  * @sdev_mutex: protects @use_srq and SRQ changes.
  * @use_srq: channels of this device receive through @srq.
- * @req_buf_cache: slab cache of the SRQ receive buffers.
  * @ioctx_ring: SRQ receive buffers.
  * @event_handler: async event handler (registered last).
  * @list: on the global device list.
@@ -512,12 +519,14 @@ struct srpt_device {
 	struct mutex		sdev_mutex;
 	bool			use_srq;
 	bool			removed;
-	struct kmem_cache	*req_buf_cache;
 	struct srpt_recv_ioctx	**ioctx_ring;
 	struct ib_event_handler	event_handler;
 	struct list_head	list;
 	u32			port_cnt;
 	struct srpt_port	port[];
 };
+
+void srpt_qp_event(struct ib_event *event, void *ptr);
+int srpt_ch_qp_err(struct srpt_rdma_ch *ch);
 
 #endif /* IB_SRPT_H */

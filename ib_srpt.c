@@ -1,0 +1,4401 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core.
+ *
+ * Exports LIO LUNs to SRP initiators over InfiniBand (IB CM logins and
+ * Device Management discovery), RoCE and iWARP (RDMA/CM logins).
+ *
+ * Per HCA a struct srpt_device, per port a struct srpt_port; each login
+ * creates a struct srpt_rdma_ch with its own QP and CQ. SCSI commands are
+ * handed to the target core; data moves with the rdma_rw API: RDMA READs
+ * fetch data-out buffers before execution, RDMA WRITEs carrying data-in are
+ * chained in front of the SRP_RSP send.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/err.h>
+#include <linux/ctype.h>
+#include <linux/kthread.h>
+#include <linux/string.h>
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/atomic.h>
+#include <linux/overflow.h>
+#include <linux/ratelimit.h>
+#include <linux/configfs.h>
+#include <rdma/ib_cache.h>
+#include <scsi/scsi_proto.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_tcq.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include "ib_srpt.h"
+
+#define DRV_NAME	"ib_srpt"
+
+MODULE_AUTHOR("ib_srpt developers");
+MODULE_DESCRIPTION("SCSI RDMA Protocol target driver");
+MODULE_LICENSE("GPL");
+
+/* SRP_RSP response codes of a task management function, SRP r16a 6.9. */
+enum {
+	SRP_TSK_MGMT_SUCCESS		= 0x00,
+	SRP_TSK_MGMT_FUNC_NOT_SUPP	= 0x04,
+	SRP_TSK_MGMT_FAILED		= 0x05,
+};
+
+/* SRP task attributes, SRP r16a table 24. */
+enum {
+	SRP_CMD_SIMPLE_Q	= 0x0,
+	SRP_CMD_HEAD_OF_Q	= 0x1,
+	SRP_CMD_ORDERED_Q	= 0x2,
+	SRP_CMD_ACA		= 0x4,
+};
+
+/* Seconds between "still waiting" messages while channels drain. */
+#define SRPT_DRAIN_REPORT_SECS	5
+
+static unsigned int srp_max_req_size = SRP_MAX_REQ_SIZE_DEFAULT;
+module_param(srp_max_req_size, uint, 0444);
+MODULE_PARM_DESC(srp_max_req_size,
+		 "Largest initiator-to-target IU accepted (996..65536, default 8276).");
+
+static int srpt_srq_size = SRPT_SRQ_SIZE_DEFAULT;
+module_param(srpt_srq_size, int, 0444);
+MODULE_PARM_DESC(srpt_srq_size,
+		 "Shared receive queue size (4..65535, default 4095).");
+
+static u64 srpt_service_guid;
+
+/**
+ * srpt_set_u64_guid() - validate and store srpt_service_guid.
+ * @val: the text written, decimal or 0x-prefixed hex.
+ * @kp: parameter description.
+ *
+ * Return: 0, or -EINVAL for text that is not a 64-bit number.
+ */
+static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
+{
+	u64 guid;
+	int ret;
+
+	ret = kstrtou64(val, 0, &guid);
+	if (ret) {
+		pr_err("srpt_service_guid: '%s' is not a 64-bit number\n", val);
+		return -EINVAL;
+	}
+	*(u64 *)kp->arg = guid;
+	return 0;
+}
+
+/**
+ * srpt_get_u64_guid() - show srpt_service_guid.
+ * @buffer: output.
+ * @kp: parameter description.
+ *
+ * Return: number of bytes written.
+ */
+static int srpt_get_u64_guid(char *buffer, const struct kernel_param *kp)
+{
+	return sprintf(buffer, "0x%016llx\n", *(u64 *)kp->arg);
+}
+
+static const struct kernel_param_ops srpt_guid_ops = {
+	.set = srpt_set_u64_guid,
+	.get = srpt_get_u64_guid,
+};
+module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
+MODULE_PARM_DESC(srpt_service_guid,
+		 "Target port ID (id_ext and IOC GUID); default: node GUID of the first HCA.");
+
+static struct ib_client srpt_client;
+static const struct target_core_fabric_ops srpt_template;
+static struct workqueue_struct *srpt_wq;
+
+static LIST_HEAD(srpt_dev_list);
+static DEFINE_MUTEX(srpt_dev_mutex);
+
+static DEFINE_MUTEX(srpt_rdma_cm_mutex);
+static struct rdma_cm_id *srpt_rdma_cm_id;
+static u16 srpt_rdma_cm_port;
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
+static bool srpt_close_ch(struct srpt_rdma_ch *ch);
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
+static int srpt_refresh_port(struct srpt_port *sport);
+
+/* Parsed data buffer descriptors of an SRP_CMD. */
+struct srpt_data_desc {
+	enum dma_data_direction		dir;
+	u8				fmt;
+	u32				nbufs;
+	const struct srp_direct_buf	*bufs;
+	u64				data_len;
+	u32				imm_off;
+};
+
+static const char * const srpt_ch_state_names[] = {
+	[CH_CONNECTING]		= "connecting",
+	[CH_LIVE]		= "live",
+	[CH_DISCONNECTING]	= "disconnecting",
+	[CH_DRAINING]		= "draining",
+	[CH_DISCONNECTED]	= "disconnected",
+};
+
+/**
+ * srpt_ch_state_name() - channel state as text.
+ * @s: state.
+ *
+ * Return: a static string.
+ */
+static const char *srpt_ch_state_name(enum rdma_ch_state s)
+{
+	if ((unsigned int)s < ARRAY_SIZE(srpt_ch_state_names))
+		return srpt_ch_state_names[s];
+	return "?";
+}
+
+/**
+ * srpt_sdev_release() - free a device once its last reference is gone.
+ * @kref: &srpt_device.refcnt.
+ */
+static void srpt_sdev_release(struct kref *kref)
+{
+	struct srpt_device *sdev = container_of(kref, struct srpt_device, refcnt);
+
+	kfree(sdev);
+}
+
+/**
+ * srpt_sdev_get() - take a device reference.
+ * @sdev: device.
+ */
+static void srpt_sdev_get(struct srpt_device *sdev)
+{
+	kref_get(&sdev->refcnt);
+}
+
+/**
+ * srpt_sdev_put() - drop a device reference, freeing it with the last one.
+ * @sdev: device.
+ */
+static void srpt_sdev_put(struct srpt_device *sdev)
+{
+	kref_put(&sdev->refcnt, srpt_sdev_release);
+}
+
+/**
+ * srpt_set_ch_state() - move a channel to a later state.
+ * @ch: channel.
+ * @new_state: state to enter.
+ *
+ * Channel states only move forward, so a late event can never revive a
+ * channel that is being torn down.
+ *
+ * Return: true if the state changed.
+ */
+static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum rdma_ch_state new_state)
+{
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (new_state > ch->state) {
+		ch->state = new_state;
+		changed = true;
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	return changed;
+}
+
+/**
+ * srpt_event_handler() - asynchronous IB event callback function.
+ * @handler: the handler registered with ib_register_event_handler().
+ * @event: description of the event that occurred.
+ *
+ * Port state changes trigger a refresh of the port (LID, GID, DM agent);
+ * a port error marks the port down until it becomes active again.
+ */
+static void srpt_event_handler(struct ib_event_handler *handler,
+			       struct ib_event *event)
+{
+	struct srpt_device *sdev =
+		container_of(handler, struct srpt_device, event_handler);
+	struct srpt_port *sport;
+	u32 port_num;
+
+	if (event->device != sdev->device)
+		return;
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_PKEY_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+	case IB_EVENT_GID_CHANGE:
+		port_num = event->element.port_num;
+		if (port_num < 1 || port_num > sdev->port_cnt) {
+			pr_warn("%s: event %s for invalid port %u\n",
+				dev_name(&sdev->device->dev),
+				ib_event_msg(event->event), port_num);
+			return;
+		}
+		sport = &sdev->port[port_num - 1];
+		if (event->event == IB_EVENT_PORT_ERR) {
+			sport->lid = 0;
+			sport->sm_lid = 0;
+			pr_info("%s port %u: down\n",
+				dev_name(&sdev->device->dev), port_num);
+		} else {
+			queue_work(srpt_wq, &sport->work);
+		}
+		break;
+	default:
+		pr_debug("%s: async event %s\n", dev_name(&sdev->device->dev),
+			 ib_event_msg(event->event));
+		break;
+	}
+}
+
+/**
+ * srpt_srq_event() - SRQ event callback function.
+ * @event: description of the event that occurred.
+ * @ctx: context pointer specified at SRQ creation time (the device).
+ */
+static void srpt_srq_event(struct ib_event *event, void *ctx)
+{
+	struct srpt_device *sdev = ctx;
+
+	pr_info("%s: SRQ event %s\n", dev_name(&sdev->device->dev),
+		ib_event_msg(event->event));
+}
+
+/**
+ * srpt_qp_event() - QP event callback function.
+ * @event: Description of the event that occurred.
+ * @ptr: SRPT RDMA channel.
+ *
+ * COMM_EST means the initiator sent before the CM's RTU arrived: tell the
+ * CM so it establishes the connection now. LAST_WQE_REACHED follows the
+ * move of an SRQ-attached QP to the error state.
+ */
+void srpt_qp_event(struct ib_event *event, void *ptr)
+{
+	struct srpt_rdma_ch *ch = ptr;
+
+	pr_debug("QP event %s on ch %s (%s)\n", ib_event_msg(event->event),
+		 ch->sess_name, srpt_ch_state_name(ch->state));
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		if (ch->using_rdma_cm)
+			rdma_notify(ch->rdma_cm.cm_id, event->event);
+		else
+			ib_cm_notify(ch->ib_cm.cm_id, event->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		pr_debug("ch %s: last WQE reached\n", ch->sess_name);
+		break;
+	default:
+		pr_err("ch %s: unexpected QP event %s\n", ch->sess_name,
+		       ib_event_msg(event->event));
+		break;
+	}
+}
+
+/*
+ * InfiniBand Device Management class: lets srp_daemon discover this target.
+ * One I/O controller (slot 1) per port, one service entry per controller.
+ */
+
+/* ClassPortInfo RespTimeValue: 4.096 us * 2^20, about 4.3 seconds. */
+#define SRPT_DM_RESP_TIME_VALUE		20
+/* Outstanding RDMA READs per channel advertised in the IOC profile. */
+#define SRPT_DM_RDMA_READ_DEPTH		4
+/* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
+#define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
+
+/**
+ * srpt_set_ioc() - set the state of one slot in an IOUnitInfo controller list.
+ * @c_list: controller list, four bits per slot.
+ * @slot: slot number, 1..16; slot 1 is the high nibble of @c_list[0].
+ * @value: slot state; only the low four bits are used.
+ *
+ * An out-of-range @slot is ignored.
+ */
+static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
+{
+	u8 *byte;
+
+	if (slot < 1 || slot > SRPT_MAX_IOC_SLOTS)
+		return;
+
+	byte = &c_list[(slot - 1) / 2];
+	value &= 0xf;
+	if (slot & 1)
+		*byte = (*byte & 0x0f) | (value << 4);
+	else
+		*byte = (*byte & 0xf0) | value;
+}
+
+/**
+ * srpt_get_class_port_info() - fill in a ClassPortInfo attribute.
+ * @mad: response MAD; its data area receives a struct ib_class_port_info.
+ *
+ * The MAD status is left untouched.
+ */
+static void srpt_get_class_port_info(struct ib_dm_mad *mad)
+{
+	struct ib_class_port_info *cif = (struct ib_class_port_info *)mad->data;
+
+	memset(cif, 0, sizeof(*cif));
+	cif->base_version = IB_MGMT_BASE_VERSION;
+	cif->class_version = IB_MGMT_BASE_VERSION;
+	ib_set_cpi_resp_time(cif, SRPT_DM_RESP_TIME_VALUE);
+}
+
+/**
+ * srpt_get_iou() - fill in an IOUnitInfo attribute.
+ * @mad: response MAD; its data area receives a struct ib_dm_iou_info.
+ *
+ * Slot 1 holds the only I/O controller; slots 2 to 16 are not installed.
+ */
+static void srpt_get_iou(struct ib_dm_mad *mad)
+{
+	struct ib_dm_iou_info *ioui = (struct ib_dm_iou_info *)mad->data;
+
+	/* Zeroing marks every slot as "not installed". */
+	memset(ioui, 0, sizeof(*ioui));
+	ioui->change_id = cpu_to_be16(1);
+	ioui->max_controllers = SRPT_MAX_IOC_SLOTS;
+	srpt_set_ioc(ioui->controller_list, 1, 1);
+}
+
+/**
+ * srpt_get_ioc() - fill in an IOControllerProfile attribute.
+ * @sport: port the request arrived on.
+ * @slot: I/O controller slot, 1..16.
+ * @mad: response MAD; on success its data area receives a
+ *       struct ib_dm_ioc_profile.
+ *
+ * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
+ * 1..16 and to DM_MAD_STATUS_NO_IOC for an empty slot.
+ */
+static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
+			 struct ib_dm_mad *mad)
+{
+	struct srpt_device *sdev = sport->sdev;
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	struct ib_dm_ioc_profile *iocp;
+
+	if (!slot || slot > SRPT_MAX_IOC_SLOTS) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+	if (slot > 1) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_NO_IOC);
+		return;
+	}
+
+	iocp = (struct ib_dm_ioc_profile *)mad->data;
+	memset(iocp, 0, sizeof(*iocp));
+	iocp->guid = cpu_to_be64(srpt_service_guid);
+	iocp->vendor_id = cpu_to_be32(attrs->vendor_id);
+	iocp->device_id = cpu_to_be32(attrs->vendor_part_id);
+	iocp->device_version = cpu_to_be16(attrs->hw_ver);
+	iocp->subsys_vendor_id = cpu_to_be32(attrs->vendor_id);
+	iocp->subsys_device_id = 0;
+	iocp->io_class = cpu_to_be16(SRP_REV16A_IB_IO_CLASS);
+	iocp->io_subclass = cpu_to_be16(SRP_IO_SUBCLASS);
+	iocp->protocol = cpu_to_be16(SRP_PROTOCOL);
+	iocp->protocol_version = cpu_to_be16(SRP_PROTOCOL_VERSION);
+	iocp->send_queue_depth = cpu_to_be16(sdev->srq_size);
+	iocp->rdma_read_depth = SRPT_DM_RDMA_READ_DEPTH;
+	iocp->send_size = cpu_to_be32(srp_max_req_size);
+	iocp->rdma_size = cpu_to_be32(min_t(u32,
+					    sport->port_attrib.srp_max_rdma_size,
+					    SRPT_DM_MAX_RDMA_SIZE));
+	iocp->op_cap_mask = SRP_SEND_TO_IOC | SRP_SEND_FROM_IOC |
+			    SRP_RDMA_READ_FROM_IOC | SRP_RDMA_WRITE_FROM_IOC;
+	iocp->num_svc_entries = 1;
+	snprintf((char *)iocp->id_string, sizeof(iocp->id_string),
+		 "SRP target on %s", dev_name(&sdev->device->dev));
+}
+
+/**
+ * srpt_get_svc_entries() - fill in a ServiceEntries attribute.
+ * @ioc_guid: I/O controller GUID; names the service and is its IB CM ID.
+ * @slot: I/O controller slot, 1..16.
+ * @hi: index of the last service entry requested.
+ * @lo: index of the first service entry requested.
+ * @mad: response MAD; on success its data area receives a
+ *       struct ib_dm_svc_entries.
+ *
+ * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
+ * 1..16 or an invalid entry range and to DM_MAD_STATUS_NO_IOC for an empty
+ * slot.
+ */
+static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
+				 struct ib_dm_mad *mad)
+{
+	struct ib_dm_svc_entries *svc_entries;
+
+	if (!slot || slot > SRPT_MAX_IOC_SLOTS) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+	if (slot > 1) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_NO_IOC);
+		return;
+	}
+	if (hi < lo || hi > 1) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+
+	svc_entries = (struct ib_dm_svc_entries *)mad->data;
+	memset(svc_entries, 0, sizeof(*svc_entries));
+	/* srp_daemon reads the id_ext from the name and uses id as service ID. */
+	snprintf((char *)svc_entries->service_entries[0].name,
+		 sizeof(svc_entries->service_entries[0].name),
+		 "SRP.T10:%016llx", ioc_guid);
+	svc_entries->service_entries[0].id = cpu_to_be64(ioc_guid);
+}
+
+/**
+ * srpt_mgmt_method_get() - answer a Device Management Get request.
+ * @sp: port the request arrived on.
+ * @rq_mad: request MAD.
+ * @rsp_mad: response MAD, its header already copied from @rq_mad.
+ *
+ * Dispatches on the attribute ID; an unknown attribute gets the status
+ * DM_MAD_STATUS_UNSUP_METHOD_ATTR.
+ */
+static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
+				 struct ib_dm_mad *rsp_mad)
+{
+	u32 attr_mod = be32_to_cpu(rq_mad->mad_hdr.attr_mod);
+
+	switch (be16_to_cpu(rq_mad->mad_hdr.attr_id)) {
+	case DM_ATTR_CLASS_PORT_INFO:
+		srpt_get_class_port_info(rsp_mad);
+		break;
+	case DM_ATTR_IOU_INFO:
+		srpt_get_iou(rsp_mad);
+		break;
+	case DM_ATTR_IOC_PROFILE:
+		srpt_get_ioc(sp, attr_mod, rsp_mad);
+		break;
+	case DM_ATTR_SVC_ENTRIES:
+		/* AttributeModifier = slot << 16 | last << 8 | first. */
+		srpt_get_svc_entries(srpt_service_guid, attr_mod >> 16,
+				     (attr_mod >> 8) & 0xff, attr_mod & 0xff,
+				     rsp_mad);
+		break;
+	default:
+		rsp_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+		break;
+	}
+}
+
+/**
+ * srpt_mad_send_handler() - release a sent Device Management response.
+ * @mad_agent: MAD agent the response was sent through.
+ * @mad_wc: send completion; carries the send buffer and its address handle.
+ */
+static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
+				  struct ib_mad_send_wc *mad_wc)
+{
+	rdma_destroy_ah(mad_wc->send_buf->ah, 0);
+	ib_free_send_mad(mad_wc->send_buf);
+}
+
+/**
+ * srpt_mad_recv_handler() - answer a received Device Management MAD.
+ * @mad_agent: MAD agent of the port; its context is the struct srpt_port.
+ * @send_buf: send buffer this MAD responds to; unused, the target only
+ *            answers requests.
+ * @mad_wc: receive completion carrying the request.
+ *
+ * Builds a GetResp with the request's header and sends it back to the
+ * sender. The request is always released.
+ */
+static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
+				  struct ib_mad_send_buf *send_buf,
+				  struct ib_mad_recv_wc *mad_wc)
+{
+	struct srpt_port *sport = mad_agent->context;
+	struct ib_mad *rq_mad = mad_wc->recv_buf.mad;
+	struct ib_mad_send_buf *rsp;
+	struct ib_dm_mad *dm_mad;
+	struct ib_ah *ah;
+
+	ah = ib_create_ah_from_wc(mad_agent->qp->pd, mad_wc->wc,
+				  mad_wc->recv_buf.grh, mad_agent->port_num);
+	if (IS_ERR(ah))
+		goto free_recv;
+
+	rsp = ib_create_send_mad(mad_agent, mad_wc->wc->src_qp,
+				 mad_wc->wc->pkey_index, 0,
+				 IB_MGMT_DEVICE_HDR, IB_MGMT_DEVICE_DATA,
+				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(rsp))
+		goto destroy_ah;
+	rsp->ah = ah;
+
+	dm_mad = rsp->mad;
+	memset(dm_mad, 0, sizeof(*dm_mad));
+	memcpy(&dm_mad->mad_hdr, &rq_mad->mad_hdr, sizeof(dm_mad->mad_hdr));
+	dm_mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	dm_mad->mad_hdr.status = 0;
+
+	switch (rq_mad->mad_hdr.method) {
+	case IB_MGMT_METHOD_GET:
+		srpt_mgmt_method_get(sport, rq_mad, dm_mad);
+		break;
+	case IB_MGMT_METHOD_SET:
+		/* Nothing in the Device Management class is writable here. */
+		dm_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+		break;
+	default:
+		dm_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD);
+		break;
+	}
+
+	if (ib_post_send_mad(rsp, NULL))
+		goto free_send;
+
+	ib_free_recv_mad(mad_wc);
+	return;
+
+free_send:
+	ib_free_send_mad(rsp);
+destroy_ah:
+	rdma_destroy_ah(ah, 0);
+free_recv:
+	ib_free_recv_mad(mad_wc);
+}
+
+/**
+ * srpt_refresh_port() - reread port attributes and set up DM MAD handling.
+ * @sport: port to refresh.
+ *
+ * Updates the LIDs, GID index 0 and the two port names derived from it. On
+ * an InfiniBand port without a MAD agent, advertises IsDeviceManagement-
+ * Supported and registers the DM agent. Failing that (common with SR-IOV
+ * virtual functions) only means srp_daemon cannot discover the port, so it
+ * is reported once per port and otherwise ignored. A port has its
+ * capability bit set by this driver if and only if @sport->mad_agent is
+ * non-NULL.
+ *
+ * Return: 0 on success or the negative error code of ib_query_port().
+ */
+static int srpt_refresh_port(struct srpt_port *sport)
+{
+	struct ib_device *dev = sport->sdev->device;
+	struct ib_port_modify port_modify;
+	struct ib_mad_reg_req reg_req;
+	struct ib_mad_agent *agent;
+	struct ib_port_attr port_attr;
+	u64 ifid;
+	int ret;
+
+	ret = ib_query_port(dev, sport->port, &port_attr);
+	if (ret)
+		return ret;
+
+	sport->sm_lid = port_attr.sm_lid;
+	sport->lid = port_attr.lid;
+
+	ret = rdma_query_gid(dev, sport->port, 0, &sport->gid);
+	if (ret) {
+		/* No name to match a configfs target port against. */
+		sport->gid_valid = false;
+	} else {
+		ifid = be64_to_cpu(sport->gid.global.interface_id);
+		snprintf(sport->port_guid, sizeof(sport->port_guid),
+			 "%04x:%04x:%04x:%04x", (u16)(ifid >> 48),
+			 (u16)(ifid >> 32), (u16)(ifid >> 16), (u16)ifid);
+		snprintf(sport->port_gid, sizeof(sport->port_gid),
+			 "0x%016llx%016llx",
+			 be64_to_cpu(sport->gid.global.subnet_prefix), ifid);
+		sport->gid_valid = true;
+	}
+
+	if (!rdma_protocol_ib(dev, sport->port) || sport->mad_agent)
+		return 0;
+
+	memset(&port_modify, 0, sizeof(port_modify));
+	port_modify.set_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
+	ret = ib_modify_port(dev, sport->port, 0, &port_modify);
+	if (ret) {
+		if (!sport->dm_warned)
+			pr_warn("%s-%u: enabling device management failed (%d); srp_daemon will not find this port\n",
+				dev_name(&dev->dev), sport->port, ret);
+		sport->dm_warned = true;
+		return 0;
+	}
+
+	memset(&reg_req, 0, sizeof(reg_req));
+	reg_req.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
+	reg_req.mgmt_class_version = IB_MGMT_BASE_VERSION;
+	__set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
+	__set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);
+
+	agent = ib_register_mad_agent(dev, sport->port, IB_QPT_GSI, &reg_req, 0,
+				      srpt_mad_send_handler,
+				      srpt_mad_recv_handler, sport, 0);
+	if (IS_ERR(agent)) {
+		if (!sport->dm_warned)
+			pr_warn("%s-%u: registering the DM MAD agent failed (%ld); srp_daemon will not find this port\n",
+				dev_name(&dev->dev), sport->port,
+				PTR_ERR(agent));
+		sport->dm_warned = true;
+		/* Do not advertise a service nobody answers. */
+		memset(&port_modify, 0, sizeof(port_modify));
+		port_modify.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
+		ib_modify_port(dev, sport->port, 0, &port_modify);
+		return 0;
+	}
+
+	sport->mad_agent = agent;
+	return 0;
+}
+
+/**
+ * srpt_unregister_mad_agent() - stop answering Device Management MADs.
+ * @sdev: device whose ports to clean up.
+ * @port_cnt: number of ports to handle, starting at port 1.
+ *
+ * Clears IsDeviceManagementSupported and unregisters the MAD agent of every
+ * port that has one. Safe to call for ports without an agent.
+ */
+static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
+{
+	struct ib_port_modify port_modify = {
+		.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP,
+	};
+	struct srpt_port *sport;
+	int i;
+
+	if (port_cnt > 0 && WARN_ON_ONCE((u32)port_cnt > sdev->port_cnt))
+		port_cnt = sdev->port_cnt;
+
+	for (i = 1; i <= port_cnt; i++) {
+		sport = &sdev->port[i - 1];
+		if (!sport->mad_agent)
+			continue;
+		/* The device may be going away; nothing to do on failure. */
+		ib_modify_port(sdev->device, i, 0, &port_modify);
+		ib_unregister_mad_agent(sport->mad_agent);
+		sport->mad_agent = NULL;
+	}
+}
+
+/**
+ * srpt_alloc_ioctx() - allocate an I/O context and its DMA-mapped buffer.
+ * @sdev: device the buffer is mapped for.
+ * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @buf_size: usable bytes in the buffer.
+ * @offset: where the IU starts in the buffer.
+ * @dir: DMA direction.
+ *
+ * Return: the context, or NULL.
+ */
+static struct srpt_ioctx *srpt_alloc_ioctx(struct srpt_device *sdev,
+					   size_t ioctx_size, u32 buf_size,
+					   u32 offset,
+					   enum dma_data_direction dir)
+{
+	struct srpt_ioctx *ioctx;
+
+	ioctx = kzalloc(ioctx_size, GFP_KERNEL);
+	if (!ioctx)
+		goto err;
+
+	ioctx->buf = kmalloc(buf_size + offset, GFP_KERNEL);
+	if (!ioctx->buf)
+		goto err_free_ioctx;
+
+	ioctx->dma = ib_dma_map_single(sdev->device, ioctx->buf,
+				       buf_size + offset, dir);
+	if (ib_dma_mapping_error(sdev->device, ioctx->dma))
+		goto err_free_buf;
+	ioctx->offset = offset;
+	return ioctx;
+
+err_free_buf:
+	kfree(ioctx->buf);
+err_free_ioctx:
+	kfree(ioctx);
+err:
+	return NULL;
+}
+
+/**
+ * srpt_free_ioctx() - free an I/O context allocated by srpt_alloc_ioctx().
+ * @sdev: device the buffer was mapped for.
+ * @ioctx: context, may be NULL.
+ * @buf_size: usable bytes in the buffer, as allocated.
+ * @dir: DMA direction, as allocated.
+ */
+static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
+			    u32 buf_size, enum dma_data_direction dir)
+{
+	if (!ioctx)
+		return;
+	ib_dma_unmap_single(sdev->device, ioctx->dma, buf_size + ioctx->offset,
+			    dir);
+	kfree(ioctx->buf);
+	kfree(ioctx);
+}
+
+/**
+ * srpt_alloc_ioctx_ring() - allocate a ring of I/O contexts.
+ * @sdev: device the buffers are mapped for.
+ * @ring_size: number of contexts.
+ * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @buf_size: usable bytes per buffer.
+ * @offset: where the IU starts in each buffer.
+ * @dir: DMA direction.
+ *
+ * Return: an array of @ring_size pointers, or NULL.
+ */
+static struct srpt_ioctx **srpt_alloc_ioctx_ring(struct srpt_device *sdev,
+						 int ring_size, size_t ioctx_size,
+						 u32 buf_size, u32 offset,
+						 enum dma_data_direction dir)
+{
+	struct srpt_ioctx **ring;
+	int i;
+
+	WARN_ON_ONCE(ioctx_size != sizeof(struct srpt_recv_ioctx) &&
+		     ioctx_size != sizeof(struct srpt_send_ioctx));
+
+	ring = kvcalloc(ring_size, sizeof(ring[0]), GFP_KERNEL);
+	if (!ring)
+		return NULL;
+	for (i = 0; i < ring_size; i++) {
+		ring[i] = srpt_alloc_ioctx(sdev, ioctx_size, buf_size, offset,
+					   dir);
+		if (!ring[i])
+			goto err_free;
+		ring[i]->index = i;
+	}
+	return ring;
+
+err_free:
+	while (--i >= 0)
+		srpt_free_ioctx(sdev, ring[i], buf_size, dir);
+	kvfree(ring);
+	return NULL;
+}
+
+/**
+ * srpt_free_ioctx_ring() - free a ring of I/O contexts.
+ * @ioctx_ring: ring, may be NULL.
+ * @sdev: device the buffers were mapped for.
+ * @ring_size: number of contexts.
+ * @buf_size: usable bytes per buffer.
+ * @dir: DMA direction.
+ */
+static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
+				 struct srpt_device *sdev, int ring_size,
+				 u32 buf_size, enum dma_data_direction dir)
+{
+	int i;
+
+	if (!ioctx_ring)
+		return;
+	for (i = 0; i < ring_size; i++)
+		srpt_free_ioctx(sdev, ioctx_ring[i], buf_size, dir);
+	kvfree(ioctx_ring);
+}
+
+/**
+ * srpt_set_cmd_state() - set the state of a command.
+ * @ioctx: send I/O context of the command.
+ * @new: new state.
+ *
+ * A command that reached SRPT_STATE_DONE keeps that state.
+ *
+ * Return: the previous state.
+ */
+static enum srpt_command_state
+srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
+{
+	enum srpt_command_state previous;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ioctx->state_lock, flags);
+	previous = ioctx->state;
+	if (previous != SRPT_STATE_DONE)
+		ioctx->state = new;
+	spin_unlock_irqrestore(&ioctx->state_lock, flags);
+	return previous;
+}
+
+/**
+ * srpt_test_and_set_cmd_state() - change a command's state if it is @old.
+ * @ioctx: send I/O context of the command.
+ * @old: expected current state.
+ * @new: new state.
+ *
+ * Return: true if the state was @old and is now @new.
+ */
+static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
+					enum srpt_command_state old,
+					enum srpt_command_state new)
+{
+	unsigned long flags;
+	bool done = false;
+
+	WARN_ON_ONCE(old == SRPT_STATE_DONE);
+	spin_lock_irqsave(&ioctx->state_lock, flags);
+	if (ioctx->state == old) {
+		ioctx->state = new;
+		done = true;
+	}
+	spin_unlock_irqrestore(&ioctx->state_lock, flags);
+	return done;
+}
+
+/**
+ * srpt_post_recv() - post a receive buffer.
+ * @sdev: device.
+ * @ch: channel; its QP, or the device's SRQ when the channel uses it.
+ * @ioctx: receive buffer.
+ *
+ * Return: 0 or the ib_post_recv() error.
+ */
+static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
+			  struct srpt_recv_ioctx *ioctx)
+{
+	struct ib_recv_wr wr;
+	struct ib_sge list;
+	u32 len = ch ? ch->recv_len : srp_max_req_size;
+
+	list.addr = ioctx->ioctx.dma + ioctx->ioctx.offset;
+	list.length = len;
+	list.lkey = sdev->lkey;
+	ib_dma_sync_single_for_device(sdev->device, list.addr, len,
+				      DMA_FROM_DEVICE);
+
+	ioctx->ioctx.cqe.done = srpt_recv_done;
+	wr.wr_cqe = &ioctx->ioctx.cqe;
+	wr.next = NULL;
+	wr.sg_list = &list;
+	wr.num_sge = 1;
+
+	if (!ch || ch->use_srq)
+		return ib_post_srq_recv(sdev->srq, &wr, NULL);
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
+/**
+ * srpt_zerolength_write() - post a zero-length RDMA WRITE.
+ * @ch: channel whose QP is in the error state.
+ *
+ * The write is flushed after every work request posted before it, so its
+ * completion tells that the send queue is drained.
+ *
+ * Return: 0 or the ib_post_send() error.
+ */
+static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.next		= NULL,
+			{ .wr_cqe	= &ch->zw_cqe, },
+			.opcode		= IB_WR_RDMA_WRITE,
+			.send_flags	= IB_SEND_SIGNALED,
+		}
+	};
+
+	ch->zw_cqe.done = srpt_zerolength_write_done;
+	return ib_post_send(ch->qp, &wr.wr, NULL);
+}
+
+/**
+ * srpt_zerolength_write_done() - the drain write completed.
+ * @cq: completion queue.
+ * @wc: work completion.
+ */
+static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+
+	if (srpt_set_ch_state(ch, CH_DISCONNECTED))
+		queue_work(srpt_wq, &ch->release_work);
+	else
+		pr_err("ch %s: drain completion in state %s\n",
+		       ch->sess_name, srpt_ch_state_name(ch->state));
+}
+
+/**
+ * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
+ * @srp_cmd: the command IU.
+ * @iu_len: bytes received; nothing beyond is read.
+ * @imm_data_offset: negotiated immediate data offset, 0 if not negotiated.
+ * @d: parsed result.
+ *
+ * Every length and count is checked against @iu_len with 64-bit arithmetic
+ * so that no initiator-supplied value can make a bound wrap. Descriptor
+ * tables that live in initiator memory are not supported.
+ *
+ * Return: 0, or -EINVAL for a malformed or unsupported IU.
+ */
+static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
+			     u16 imm_data_offset, struct srpt_data_desc *d)
+{
+	u8 out_fmt = srp_cmd->buf_fmt >> 4, in_fmt = srp_cmd->buf_fmt & 0xf;
+	const void *desc;
+	u64 desc_off, room;
+	u32 cnt;
+
+	memset(d, 0, sizeof(*d));
+	d->dir = DMA_NONE;
+
+	if (iu_len < sizeof(*srp_cmd))
+		return -EINVAL;
+	desc_off = offsetof(struct srp_cmd, add_data) +
+		   (srp_cmd->add_cdb_len & ~3);
+	if (desc_off > iu_len)
+		return -EINVAL;
+	room = iu_len - desc_off;
+	desc = (const u8 *)srp_cmd + desc_off;
+
+	if (out_fmt && in_fmt)
+		return -EINVAL;
+	if (out_fmt) {
+		d->dir = DMA_TO_DEVICE;
+		d->fmt = out_fmt;
+		cnt = srp_cmd->data_out_desc_cnt;
+	} else if (in_fmt) {
+		d->dir = DMA_FROM_DEVICE;
+		d->fmt = in_fmt;
+		cnt = srp_cmd->data_in_desc_cnt;
+	} else {
+		return 0;
+	}
+
+	switch (d->fmt) {
+	case SRP_DATA_DESC_DIRECT: {
+		const struct srp_direct_buf *db = desc;
+
+		if (room < sizeof(*db))
+			return -EINVAL;
+		d->nbufs = 1;
+		d->bufs = db;
+		d->data_len = be32_to_cpu(db->len);
+		return 0;
+	}
+	case SRP_DATA_DESC_INDIRECT: {
+		const struct srp_indirect_buf *ib = desc;
+		u32 tbl_len, n, i;
+		u64 sum = 0;
+
+		if (room < sizeof(*ib))
+			return -EINVAL;
+		tbl_len = be32_to_cpu(ib->table_desc.len);
+		if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
+			return -EINVAL;
+		n = tbl_len / sizeof(struct srp_direct_buf);
+		/* The whole table must be inside the IU, as must @cnt. */
+		if ((u64)n * sizeof(struct srp_direct_buf) > room - sizeof(*ib) ||
+		    (u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
+			return -EINVAL;
+		if (n < cnt)
+			return -EINVAL;
+		for (i = 0; i < n; i++)
+			sum += be32_to_cpu(ib->desc_list[i].len);
+		if (sum != be32_to_cpu(ib->len))
+			return -EINVAL;
+		d->nbufs = n;
+		d->bufs = ib->desc_list;
+		d->data_len = sum;
+		return 0;
+	}
+	case SRP_DATA_DESC_IMM: {
+		const struct srp_imm_buf *imm = desc;
+		u32 len;
+
+		if (d->dir != DMA_TO_DEVICE || !imm_data_offset)
+			return -EINVAL;
+		if (room < sizeof(*imm) ||
+		    imm_data_offset < desc_off + sizeof(*imm))
+			return -EINVAL;
+		len = be32_to_cpu(imm->len);
+		if ((u64)imm_data_offset + len > iu_len)
+			return -EINVAL;
+		d->imm_off = imm_data_offset;
+		d->data_len = len;
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * srpt_init_ch_qp() - move a new IB CM channel's QP to the INIT state.
+ * @ch: channel.
+ * @qp: its queue pair.
+ *
+ * Return: 0 or the ib_modify_qp() error.
+ */
+static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+	int mask, ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+	return ib_modify_qp(qp, &attr, mask | IB_QP_ACCESS_FLAGS);
+}
+
+/**
+ * srpt_ch_qp_rtr() - move an IB CM channel's QP to ready-to-receive.
+ * @ch: channel.
+ * @qp: its queue pair.
+ *
+ * The CM fills in the path and the remote QP from the REQ; the number of
+ * RDMA READs the initiator may have outstanding against us stays small
+ * since SRP initiators never read from the target.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+	int mask, ret;
+
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	attr.max_dest_rd_atomic = 4;
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_rts() - move an IB CM channel's QP to ready-to-send.
+ * @ch: channel.
+ * @qp: its queue pair.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+	int mask, ret;
+
+	attr.qp_state = IB_QPS_RTS;
+	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	attr.max_rd_atomic = min_t(int, 4,
+				   ch->sport->sdev->device->attrs.max_qp_init_rd_atom);
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_err() - sets the channel queue pair state to 'error'.
+ * @ch: the SRPT RDMA channel.
+ *
+ * Return: 0 or the ib_modify_qp() error.
+ */
+int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+}
+
+/**
+ * srpt_get_send_ioctx() - take a free send context of a channel.
+ * @ch: channel.
+ *
+ * Return: a reset context, or NULL if the initiator exceeded its credits.
+ */
+static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (!list_empty(&ch->free_list)) {
+		ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
+					 free_list);
+		list_del(&ioctx->free_list);
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (!ioctx)
+		return NULL;
+
+	WARN_ON_ONCE(ioctx->ch != ch);
+	ioctx->state = SRPT_STATE_NEW;
+	ioctx->n_rw_ctx = 0;
+	ioctx->n_rdma = 0;
+	ioctx->recv_ioctx = NULL;
+	ioctx->rbufs = NULL;
+	ioctx->n_rbufs = 0;
+	ioctx->imm_data = false;
+	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
+	return ioctx;
+}
+
+/**
+ * srpt_put_send_ioctx() - return a send context to its channel.
+ * @ioctx: context.
+ */
+static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	list_add(&ioctx->free_list, &ch->free_list);
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+}
+
+/**
+ * srpt_repost_recv() - give a receive buffer back to the HCA.
+ * @ch: channel the IU arrived on.
+ * @recv: buffer.
+ *
+ * The credit the IU consumed is returned with the next response. A
+ * per-channel buffer of a channel that is going away is not reposted; SRQ
+ * buffers always are, since other channels share them.
+ */
+static void srpt_repost_recv(struct srpt_rdma_ch *ch,
+			     struct srpt_recv_ioctx *recv)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int ret;
+
+	atomic_inc(&ch->req_lim_delta);
+	if (!ch->use_srq && ch->state > CH_LIVE)
+		return;
+	ret = srpt_post_recv(sdev, ch, recv);
+	if (ret)
+		pr_err_ratelimited("ch %s: repost of receive buffer failed: %d\n",
+				   ch->sess_name, ret);
+}
+
+/**
+ * srpt_release_recv() - repost the receive IU a command still holds.
+ * @ioctx: command.
+ */
+static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
+
+	if (!recv)
+		return;
+	ioctx->recv_ioctx = NULL;
+	ioctx->rbufs = NULL;
+	srpt_repost_recv(ioctx->ch, recv);
+}
+
+/**
+ * srpt_free_rw_ctxs() - release the RDMA contexts of a command.
+ * @ch: channel.
+ * @ioctx: command.
+ */
+static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx)
+{
+	enum dma_data_direction dir = target_reverse_dma_direction(&ioctx->cmd);
+	unsigned int i;
+
+	for (i = 0; i < ioctx->n_rw_ctx; i++) {
+		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[i];
+
+		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->sport->port,
+				    ctx->sg, ctx->nents, dir);
+		if (ctx->sg != ioctx->cmd.t_data_sg)
+			kfree(ctx->sg);
+	}
+	if (ioctx->rw_ctxs != &ioctx->s_rw_ctx)
+		kfree(ioctx->rw_ctxs);
+	ioctx->rw_ctxs = NULL;
+	ioctx->n_rw_ctx = 0;
+}
+
+/**
+ * srpt_view_sg() - build a scatterlist over a byte range of another one.
+ * @sgl: source scatterlist.
+ * @off: first byte.
+ * @len: number of bytes, > 0, inside @sgl.
+ * @nents: entries in the returned list.
+ *
+ * Used for indirect descriptors: each remote buffer gets its own view of
+ * the command's data pages, so no data is copied.
+ *
+ * Return: a new scatterlist (kfree it) or NULL.
+ */
+static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
+					u32 len, unsigned int *nents)
+{
+	struct scatterlist *sg, *view, *v;
+	unsigned int n = 0;
+	u64 pos = 0, end = off + len;
+
+	for (sg = sgl; sg; sg = sg_next(sg)) {
+		if (pos + sg->length > off && pos < end)
+			n++;
+		pos += sg->length;
+		if (pos >= end)
+			break;
+	}
+	if (!n)
+		return NULL;
+	view = kmalloc_array(n, sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return NULL;
+	sg_init_table(view, n);
+
+	pos = 0;
+	v = view;
+	for (sg = sgl; sg && v < view + n; sg = sg_next(sg)) {
+		u64 s = max(pos, off), e = min(pos + sg->length, end);
+
+		if (s < e) {
+			sg_set_page(v, sg_page(sg), e - s,
+				    sg->offset + (s - pos));
+			v++;
+		}
+		pos += sg->length;
+	}
+	*nents = n;
+	return view;
+}
+
+/**
+ * srpt_alloc_rw_ctxs() - set up the RDMA transfers of a command.
+ * @ch: channel.
+ * @ioctx: command, with its remote descriptors and LIO data buffer.
+ * @dir: DMA direction from the HCA's point of view.
+ *
+ * Return: 0 or a negative errno; on error nothing is left allocated.
+ */
+static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx,
+			      enum dma_data_direction dir)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	u32 total = cmd->data_length;
+	u64 off = 0;
+	unsigned int i;
+	int ret;
+
+	ioctx->n_rw_ctx = 0;
+	ioctx->n_rdma = 0;
+	if (ioctx->n_rbufs <= 1) {
+		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
+	} else {
+		ioctx->rw_ctxs = kcalloc(ioctx->n_rbufs, sizeof(*ioctx->rw_ctxs),
+					 GFP_KERNEL);
+		if (!ioctx->rw_ctxs)
+			return -ENOMEM;
+	}
+
+	for (i = 0; i < ioctx->n_rbufs && off < total; i++) {
+		const struct srp_direct_buf *db = &ioctx->rbufs[i];
+		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[ioctx->n_rw_ctx];
+		u32 len = min_t(u64, be32_to_cpu(db->len), total - off);
+
+		if (!len)
+			continue;
+		if (ioctx->n_rbufs == 1 && len == total) {
+			ctx->sg = cmd->t_data_sg;
+			ctx->nents = cmd->t_data_nents;
+		} else {
+			ctx->sg = srpt_view_sg(cmd->t_data_sg, off, len,
+					       &ctx->nents);
+			if (!ctx->sg) {
+				ret = -ENOMEM;
+				goto err;
+			}
+		}
+		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
+				       ctx->sg, ctx->nents, 0,
+				       be64_to_cpu(db->va),
+				       be32_to_cpu(db->key), dir);
+		if (ret < 0) {
+			if (ctx->sg != cmd->t_data_sg)
+				kfree(ctx->sg);
+			goto err;
+		}
+		ioctx->n_rdma += ret;
+		ioctx->n_rw_ctx++;
+		off += len;
+	}
+	return 0;
+
+err:
+	srpt_free_rw_ctxs(ch, ioctx);
+	return ret;
+}
+
+/**
+ * srpt_post_rw() - post the RDMA transfers of a command, optionally
+ * followed by a send.
+ * @ch: channel.
+ * @ioctx: command with its RDMA contexts set up.
+ * @cqe: completion entry for the last RDMA work request, or NULL.
+ * @next: work request chained after the transfers, or NULL.
+ *
+ * Return: 0 or the ib_post_send() error.
+ */
+static int srpt_post_rw(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ioctx,
+			struct ib_cqe *cqe, struct ib_send_wr *next)
+{
+	struct ib_send_wr *first = next;
+	int i;
+
+	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--) {
+		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
+					ch->sport->port, cqe, first);
+		cqe = NULL;
+	}
+	return ib_post_send(ch->qp, first, NULL);
+}
+
+/**
+ * srpt_reserve_sq() - account for send queue work requests.
+ * @ch: channel.
+ * @n: number of work requests about to be posted.
+ *
+ * Return: true if they fit.
+ */
+static bool srpt_reserve_sq(struct srpt_rdma_ch *ch, int n)
+{
+	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
+		atomic_add(n, &ch->sq_wr_avail);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * srpt_abort_cmd() - end a command whose data transfer failed.
+ * @ioctx: command.
+ *
+ * A command waiting for its data-out buffer is failed through the target
+ * core, which answers it with CHECK CONDITION if the channel still lives.
+ * A command whose response was posted is simply released.
+ */
+static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state state;
+
+	/* The target core still owns a command waiting for data: fail it. */
+	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					SRPT_STATE_DATA_IN)) {
+		transport_generic_request_failure(&ioctx->cmd,
+						  TCM_CHECK_CONDITION_ABORT_CMD);
+		return;
+	}
+
+	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	switch (state) {
+	case SRPT_STATE_CMD_RSP_SENT:
+	case SRPT_STATE_MGMT_RSP_SENT:
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+		break;
+	case SRPT_STATE_DONE:
+		break;
+	default:
+		pr_err("ch %s: abort of tag %llu in state %d\n",
+		       ioctx->ch->sess_name, ioctx->tag, state);
+		break;
+	}
+}
+
+/**
+ * srpt_rdma_read_done() - the RDMA READ of a data-out buffer completed.
+ * @cq: completion queue.
+ * @wc: work completion.
+ */
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
+
+	atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+	ioctx->n_rdma = 0;
+	/* Unmap before the backend reads the data. */
+	srpt_free_rw_ctxs(ch, ioctx);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("ch %s: RDMA READ for tag %llu failed: %s\n",
+					    ch->sess_name, ioctx->tag,
+					    ib_wc_status_msg(wc->status));
+		srpt_abort_cmd(ioctx);
+		return;
+	}
+
+	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					SRPT_STATE_DATA_IN))
+		target_execute_cmd(&ioctx->cmd);
+	else
+		pr_err("ch %s: tag %llu in unexpected state %d after RDMA READ\n",
+		       ch->sess_name, ioctx->tag, ioctx->state);
+}
+
+/**
+ * srpt_credit_delta() - credits to return with the next response.
+ * @ch: channel.
+ *
+ * Return: one for the request being answered plus credits of IUs that got
+ * no response (dropped, aborted).
+ */
+static s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
+{
+	s32 delta = 1 + atomic_xchg(&ch->req_lim_delta, 0);
+
+	atomic_add(delta, &ch->req_lim);
+	return delta;
+}
+
+/**
+ * srpt_build_cmd_rsp() - build an SRP_RSP for a SCSI command.
+ * @ch: channel.
+ * @ioctx: command; its response buffer receives the IU.
+ * @tag: initiator tag.
+ * @status: SCSI status.
+ *
+ * Residual counts come from the target core's over/underflow flags; sense
+ * data is cut so the IU never exceeds the negotiated response size.
+ *
+ * Return: length of the IU.
+ */
+static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx, u64 tag,
+			      int status)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	struct srp_rsp *srp_rsp = ioctx->ioctx.buf + 0;
+	u32 max_sense = ch->max_rsp_size - sizeof(*srp_rsp);
+	u32 sense_len = 0;
+
+	memset(srp_rsp, 0, sizeof(*srp_rsp));
+	srp_rsp->opcode = SRP_RSP;
+	srp_rsp->req_lim_delta = cpu_to_be32(srpt_credit_delta(ch));
+	srp_rsp->tag = tag;
+	srp_rsp->status = status;
+
+	if (cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
+		bool under = cmd->se_cmd_flags & SCF_UNDERFLOW_BIT;
+		__be32 res = cpu_to_be32(cmd->residual_count);
+
+		if (cmd->data_direction == DMA_FROM_DEVICE) {
+			srp_rsp->flags |= under ? SRP_RSP_FLAG_DIUNDER :
+						  SRP_RSP_FLAG_DIOVER;
+			srp_rsp->data_in_res_cnt = res;
+		} else if (cmd->data_direction == DMA_TO_DEVICE) {
+			srp_rsp->flags |= under ? SRP_RSP_FLAG_DOUNDER :
+						  SRP_RSP_FLAG_DOOVER;
+			srp_rsp->data_out_res_cnt = res;
+		}
+	}
+
+	if (status && cmd->scsi_sense_length) {
+		sense_len = min_t(u32, cmd->scsi_sense_length, max_sense);
+		sense_len = min_t(u32, sense_len, sizeof(ioctx->sense_data));
+		if (sense_len < cmd->scsi_sense_length)
+			pr_debug("ch %s: sense cut from %u to %u bytes\n",
+				 ch->sess_name, cmd->scsi_sense_length,
+				 sense_len);
+		srp_rsp->flags |= SRP_RSP_FLAG_SNSVALID;
+		srp_rsp->sense_data_len = cpu_to_be32(sense_len);
+		memcpy(srp_rsp->data, ioctx->sense_data, sense_len);
+	}
+	return sizeof(*srp_rsp) + sense_len;
+}
+
+/**
+ * srpt_build_tskmgmt_rsp() - build an SRP_RSP for a task management request.
+ * @ch: channel.
+ * @rsp_code: SRP_TSK_MGMT_* response code.
+ * @ioctx: request; its response buffer receives the IU.
+ * @tag: initiator tag of the task management request.
+ *
+ * Return: length of the IU.
+ */
+static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
+				  struct srpt_send_ioctx *ioctx, u64 tag)
+{
+	struct srp_rsp *srp_rsp = ioctx->ioctx.buf + 0;
+	int resp_len = 4;
+
+	memset(srp_rsp, 0, sizeof(*srp_rsp) + resp_len);
+	srp_rsp->opcode = SRP_RSP;
+	srp_rsp->req_lim_delta = cpu_to_be32(srpt_credit_delta(ch));
+	srp_rsp->tag = tag;
+	srp_rsp->flags |= SRP_RSP_FLAG_RSPVALID;
+	srp_rsp->resp_data_len = cpu_to_be32(resp_len);
+	srp_rsp->data[3] = rsp_code;
+	return sizeof(*srp_rsp) + resp_len;
+}
+
+/**
+ * srp_tmr_to_tcm() - map an SRP task management function to LIO's.
+ * @fn: SRP_TSK_* value.
+ *
+ * Return: a TMR_* value, or -1 if the function is not supported.
+ */
+static int srp_tmr_to_tcm(int fn)
+{
+	switch (fn) {
+	case SRP_TSK_ABORT_TASK:
+		return TMR_ABORT_TASK;
+	case SRP_TSK_ABORT_TASK_SET:
+		return TMR_ABORT_TASK_SET;
+	case SRP_TSK_CLEAR_TASK_SET:
+		return TMR_CLEAR_TASK_SET;
+	case SRP_TSK_LUN_RESET:
+		return TMR_LUN_RESET;
+	case SRP_TSK_CLEAR_ACA:
+		return TMR_CLEAR_ACA;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * srpt_task_attr_to_tcm() - map an SRP task attribute to LIO's.
+ * @attr: SRP_CMD task_attr field.
+ *
+ * Return: a TCM_*_TAG value; reserved values are treated as SIMPLE.
+ */
+static int srpt_task_attr_to_tcm(u8 attr)
+{
+	switch (attr) {
+	case SRP_CMD_HEAD_OF_Q:
+		return TCM_HEAD_TAG;
+	case SRP_CMD_ORDERED_Q:
+		return TCM_ORDERED_TAG;
+	case SRP_CMD_ACA:
+		return TCM_ACA_TAG;
+	case SRP_CMD_SIMPLE_Q:
+	default:
+		return TCM_SIMPLE_TAG;
+	}
+}
+
+/**
+ * srpt_tmr_rsp_code() - map LIO's task management result to SRP's.
+ * @response: TMR_* response.
+ *
+ * Return: SRP_TSK_MGMT_* code. Aborting a task that no longer exists has
+ * the effect the initiator asked for, so it counts as success.
+ */
+static u8 srpt_tmr_rsp_code(u8 response)
+{
+	switch (response) {
+	case TMR_FUNCTION_COMPLETE:
+	case TMR_TASK_DOES_NOT_EXIST:
+		return SRP_TSK_MGMT_SUCCESS;
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+	case TMR_FUNCTION_REJECTED:
+		return SRP_TSK_MGMT_FUNC_NOT_SUPP;
+	default:
+		return SRP_TSK_MGMT_FAILED;
+	}
+}
+
+/**
+ * srpt_handle_cmd() - process an SRP_CMD.
+ * @ch: channel.
+ * @recv: receive buffer holding the IU; the command keeps it until its
+ *	  response is posted, since descriptors and immediate data live there.
+ * @ioctx: free send context for the command.
+ *
+ * A malformed IU is answered with CHECK CONDITION, ILLEGAL REQUEST,
+ * INVALID FIELD IN COMMAND INFORMATION UNIT.
+ */
+static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
+			    struct srpt_recv_ioctx *recv,
+			    struct srpt_send_ioctx *ioctx)
+{
+	struct srp_cmd *srp_cmd = recv->ioctx.buf + recv->ioctx.offset;
+	struct se_cmd *cmd = &ioctx->cmd;
+	struct scatterlist *sgl = NULL;
+	struct srpt_data_desc d;
+	u32 sgl_cnt = 0;
+	int bad, ret;
+
+	ioctx->tag = srp_cmd->tag;
+	ioctx->recv_ioctx = recv;
+	bad = srpt_get_desc_tbl(srp_cmd, recv->byte_len, ch->imm_data_offset, &d);
+	/* The target core reads as many CDB bytes as the opcode implies. */
+	if (!bad && scsi_command_size(srp_cmd->cdb) >
+		    sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3))
+		bad = -EINVAL;
+	if (bad) {
+		pr_info_ratelimited("ch %s: malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
+				    ch->sess_name, srp_cmd->tag,
+				    srp_cmd->buf_fmt, recv->byte_len);
+		d.dir = DMA_NONE;
+		d.data_len = 0;
+	}
+
+	ret = target_init_cmd(cmd, ch->sess, ioctx->sense_data,
+			      scsilun_to_int(&srp_cmd->lun), d.data_len,
+			      srpt_task_attr_to_tcm(srp_cmd->task_attr), d.dir,
+			      TARGET_SCF_ACK_KREF);
+	if (ret) {
+		/* The session is shutting down; drop the IU. */
+		atomic_inc(&ch->req_lim_delta);
+		srpt_release_recv(ioctx);
+		srpt_put_send_ioctx(ioctx);
+		return;
+	}
+	cmd->tag = srp_cmd->tag;
+
+	if (bad) {
+		transport_send_check_condition_and_sense(cmd,
+				TCM_INVALID_FIELD_IN_COMMAND_IU, 0);
+		target_put_sess_cmd(cmd);
+		return;
+	}
+
+	if (d.fmt == SRP_DATA_DESC_IMM) {
+		ioctx->imm_data = true;
+		if (d.data_len) {
+			sg_init_one(&ioctx->imm_sg, (u8 *)srp_cmd + d.imm_off,
+				    d.data_len);
+			sgl = &ioctx->imm_sg;
+			sgl_cnt = 1;
+		}
+	} else {
+		ioctx->rbufs = d.bufs;
+		ioctx->n_rbufs = d.nbufs;
+	}
+
+	if (target_submit_prep(cmd, srp_cmd->cdb, sgl, sgl_cnt, NULL, 0, NULL,
+			       0, GFP_KERNEL))
+		return;
+	srpt_target_submit(cmd);
+}
+
+/**
+ * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT.
+ * @ch: channel.
+ * @recv: receive buffer holding the IU.
+ * @ioctx: free send context for the request.
+ *
+ * Unsupported functions reach the target core as an invalid function, which
+ * rejects them; the response then says FUNCTION NOT SUPPORTED.
+ */
+static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
+				 struct srpt_recv_ioctx *recv,
+				 struct srpt_send_ioctx *ioctx)
+{
+	struct srp_tsk_mgmt *tsk = recv->ioctx.buf + recv->ioctx.offset;
+	u64 lun = scsilun_to_int(&tsk->lun);
+	u64 task_tag = tsk->task_tag;
+	int tcm_tmr = srp_tmr_to_tcm(tsk->tsk_mgmt_func);
+	int ret;
+
+	ioctx->tag = tsk->tag;
+	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT);
+	pr_debug("ch %s: TMF %#x tag %#llx task %#llx lun %llu\n",
+		 ch->sess_name, tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
+	/* Everything needed was copied: the buffer can go back now. */
+	srpt_repost_recv(ch, recv);
+
+	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL, lun, ioctx,
+				tcm_tmr < 0 ? 0xff : tcm_tmr, GFP_KERNEL,
+				task_tag, TARGET_SCF_ACK_KREF);
+	if (ret) {
+		atomic_inc(&ch->req_lim_delta);
+		srpt_put_send_ioctx(ioctx);
+		return;
+	}
+	ioctx->cmd.tag = ioctx->tag;
+}
+
+/**
+ * srpt_handle_new_iu() - process a newly received information unit.
+ * @ch: live channel the IU arrived on.
+ * @recv: receive buffer.
+ *
+ * IUs that are too short for their type, unknown or not meant for a target
+ * are dropped with a rate-limited message; their credit is given back with
+ * the next response.
+ */
+static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
+			       struct srpt_recv_ioctx *recv)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	u8 *iu = recv->ioctx.buf + recv->ioctx.offset;
+	struct srpt_send_ioctx *ioctx;
+	u32 need;
+	u8 opcode;
+
+	ib_dma_sync_single_for_cpu(sdev->device,
+				   recv->ioctx.dma + recv->ioctx.offset,
+				   recv->byte_len, DMA_FROM_DEVICE);
+	if (recv->byte_len < 1)
+		goto drop;
+
+	opcode = iu[0];
+	switch (opcode) {
+	case SRP_CMD:
+	case SRP_TSK_MGMT:
+		need = opcode == SRP_CMD ? sizeof(struct srp_cmd) :
+					   sizeof(struct srp_tsk_mgmt);
+		if (recv->byte_len < need) {
+			pr_info_ratelimited("ch %s: IU %#x of %u bytes is too short\n",
+					    ch->sess_name, opcode, recv->byte_len);
+			goto drop;
+		}
+		ioctx = srpt_get_send_ioctx(ch);
+		if (unlikely(!ioctx)) {
+			pr_warn_ratelimited("ch %s: initiator exceeded its %d credits\n",
+					    ch->sess_name, ch->rq_size);
+			goto drop;
+		}
+		if (opcode == SRP_CMD)
+			srpt_handle_cmd(ch, recv, ioctx);
+		else
+			srpt_handle_tsk_mgmt(ch, recv, ioctx);
+		return;
+	case SRP_I_LOGOUT:
+		pr_info("ch %s: initiator logout\n", ch->sess_name);
+		srpt_close_ch(ch);
+		goto drop;
+	default:
+		pr_info_ratelimited("ch %s: ignoring IU with opcode %#x (%u bytes)\n",
+				    ch->sess_name, opcode, recv->byte_len);
+		goto drop;
+	}
+
+drop:
+	atomic_inc(&ch->req_lim_delta);
+	srpt_repost_recv(ch, recv);
+}
+
+/**
+ * srpt_recv_done() - an IU arrived.
+ * @cq: completion queue.
+ * @wc: work completion.
+ *
+ * IUs that arrive before the login completed are queued and replayed once
+ * the channel is live, in arrival order.
+ */
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_recv_ioctx *recv =
+		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
+	enum rdma_ch_state state;
+	unsigned long flags;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("ch %s: receive failed: %s\n",
+					    ch->sess_name,
+					    ib_wc_status_msg(wc->status));
+		if (ch->use_srq)
+			srpt_repost_recv(ch, recv);
+		return;
+	}
+
+	recv->byte_len = wc->byte_len;
+	atomic_dec(&ch->req_lim);
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	state = ch->state;
+	if (state == CH_CONNECTING || ch->processing_wait_list) {
+		list_add_tail(&recv->wait_list, &ch->cmd_wait_list);
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		return;
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+
+	if (likely(state == CH_LIVE))
+		srpt_handle_new_iu(ch, recv);
+	else if (ch->use_srq)
+		srpt_repost_recv(ch, recv);
+}
+
+/**
+ * srpt_process_wait_list() - replay IUs received before the channel was live.
+ * @ch: channel, just made live with processing_wait_list set.
+ */
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->spinlock, flags);
+		if (list_empty(&ch->cmd_wait_list) || ch->state != CH_LIVE) {
+			ch->processing_wait_list = false;
+			spin_unlock_irqrestore(&ch->spinlock, flags);
+			return;
+		}
+		recv = list_first_entry(&ch->cmd_wait_list,
+					struct srpt_recv_ioctx, wait_list);
+		list_del_init(&recv->wait_list);
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		srpt_handle_new_iu(ch, recv);
+	}
+}
+
+/**
+ * srpt_send_done() - a response send completed.
+ * @cq: completion queue.
+ * @wc: work completion.
+ *
+ * The data-in RDMA WRITEs were chained in front of the send and are
+ * unsignaled, so this also ends them.
+ */
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
+	enum srpt_command_state state;
+
+	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	if (state != SRPT_STATE_CMD_RSP_SENT && state != SRPT_STATE_MGMT_RSP_SENT)
+		pr_err("ch %s: send completion for tag %#llx in state %d\n",
+		       ch->sess_name, ioctx->tag, state);
+
+	atomic_add(1 + ioctx->n_rdma, &ch->sq_wr_avail);
+	ioctx->n_rdma = 0;
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR))
+		pr_info_ratelimited("ch %s: sending response for tag %#llx failed: %s\n",
+				    ch->sess_name, ioctx->tag,
+				    ib_wc_status_msg(wc->status));
+
+	srpt_free_rw_ctxs(ch, ioctx);
+	transport_generic_free_cmd(&ioctx->cmd, 0);
+}
+
+/**
+ * srpt_drop_cmd() - finish a command without sending anything.
+ * @ioctx: command.
+ *
+ * For commands that complete after their channel stopped being live.
+ */
+static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
+{
+	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	transport_generic_free_cmd(&ioctx->cmd, 0);
+}
+
+/**
+ * srpt_queue_response() - send the response of a command or TMF.
+ * @cmd: LIO command.
+ *
+ * For a read with data the RDMA WRITEs go first, chained in one post with
+ * the SRP_RSP send. The receive buffer goes back to the HCA before the
+ * response hands the initiator a new credit for it.
+ *
+ * Return: 0, or -EAGAIN/-ENOMEM to make the target core retry later.
+ */
+static int srpt_queue_response(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct srpt_device *sdev = ch->sport->sdev;
+	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
+	enum srpt_command_state prev;
+	struct ib_send_wr send_wr = {};
+	struct ib_sge sge;
+	bool with_data;
+	int len, ret;
+
+	with_data = !tmr && cmd->data_direction == DMA_FROM_DEVICE &&
+		    cmd->data_length && cmd->t_data_sg &&
+		    (cmd->scsi_status == SAM_STAT_GOOD ||
+		     (cmd->se_cmd_flags & SCF_TREAT_READ_AS_NORMAL));
+
+	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
+					       SRPT_STATE_CMD_RSP_SENT);
+	if (unlikely(prev == SRPT_STATE_DONE)) {
+		pr_debug("ch %s: no response for aborted tag %#llx\n",
+			 ch->sess_name, ioctx->tag);
+		return 0;
+	}
+
+	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+		srpt_drop_cmd(ioctx);
+		return 0;
+	}
+
+	if (with_data) {
+		ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_TO_DEVICE);
+		if (ret)
+			goto retry;
+	}
+	if (!srpt_reserve_sq(ch, ioctx->n_rdma + 1)) {
+		ret = -ENOMEM;
+		srpt_free_rw_ctxs(ch, ioctx);
+		goto retry;
+	}
+
+	if (tmr)
+		len = srpt_build_tskmgmt_rsp(ch,
+				srpt_tmr_rsp_code(cmd->se_tmr_req->response),
+				ioctx, ioctx->tag);
+	else
+		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
+					 cmd->scsi_status);
+	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma, len,
+				      DMA_TO_DEVICE);
+
+	sge.addr = ioctx->ioctx.dma;
+	sge.length = len;
+	sge.lkey = sdev->lkey;
+	ioctx->ioctx.cqe.done = srpt_send_done;
+	send_wr.wr_cqe = &ioctx->ioctx.cqe;
+	send_wr.sg_list = &sge;
+	send_wr.num_sge = 1;
+	send_wr.opcode = IB_WR_SEND;
+	send_wr.send_flags = IB_SEND_SIGNALED;
+
+	srpt_release_recv(ioctx);
+	if (ioctx->n_rw_ctx)
+		ret = srpt_post_rw(ch, ioctx, NULL, &send_wr);
+	else
+		ret = ib_post_send(ch->qp, &send_wr, NULL);
+	if (unlikely(ret)) {
+		pr_err_ratelimited("ch %s: posting response for tag %#llx failed: %d\n",
+				   ch->sess_name, ioctx->tag, ret);
+		atomic_add(ioctx->n_rdma + 1, &ch->sq_wr_avail);
+		ioctx->n_rdma = 0;
+		srpt_drop_cmd(ioctx);
+	}
+	return 0;
+
+retry:
+	srpt_set_cmd_state(ioctx, prev);
+	return ret == -ENOMEM ? -ENOMEM : -EAGAIN;
+}
+
+/**
+ * srpt_queue_data_in() - LIO callback: send read data and status.
+ * @cmd: LIO command.
+ *
+ * Return: see srpt_queue_response().
+ */
+static int srpt_queue_data_in(struct se_cmd *cmd)
+{
+	return srpt_queue_response(cmd);
+}
+
+/**
+ * srpt_queue_status() - LIO callback: send status (and sense).
+ * @cmd: LIO command.
+ *
+ * Return: see srpt_queue_response().
+ */
+static int srpt_queue_status(struct se_cmd *cmd)
+{
+	return srpt_queue_response(cmd);
+}
+
+/**
+ * srpt_queue_tm_rsp() - LIO callback: send a task management response.
+ * @cmd: LIO command of the TMF.
+ */
+static void srpt_queue_tm_rsp(struct se_cmd *cmd)
+{
+	srpt_queue_response(cmd);
+}
+
+/**
+ * srpt_aborted_task() - LIO callback: a command was aborted, no response.
+ * @cmd: LIO command.
+ *
+ * Resources are released by srpt_release_cmd() with the last reference.
+ */
+static void srpt_aborted_task(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+}
+
+/**
+ * srpt_write_pending() - LIO callback: fetch the data-out buffer.
+ * @cmd: LIO command.
+ *
+ * Immediate data is already here; otherwise RDMA READs are posted and
+ * srpt_rdma_read_done() executes the command.
+ *
+ * Return: 0; -ENOMEM to retry later; -EIO to fail the command.
+ */
+static int srpt_write_pending(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	int ret;
+
+	if (ioctx->imm_data) {
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		target_execute_cmd(cmd);
+		return 0;
+	}
+	if (unlikely(READ_ONCE(ch->state) != CH_LIVE))
+		return -EIO;
+
+	srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA);
+	ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_FROM_DEVICE);
+	if (ret)
+		return ret == -ENOMEM ? -ENOMEM : -EIO;
+	if (!ioctx->n_rw_ctx) {
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		target_execute_cmd(cmd);
+		return 0;
+	}
+	if (!srpt_reserve_sq(ch, ioctx->n_rdma)) {
+		srpt_free_rw_ctxs(ch, ioctx);
+		return -ENOMEM;
+	}
+	ioctx->rdma_cqe.done = srpt_rdma_read_done;
+	ret = srpt_post_rw(ch, ioctx, &ioctx->rdma_cqe, NULL);
+	if (ret) {
+		pr_err_ratelimited("ch %s: posting RDMA READ for tag %#llx failed: %d\n",
+				   ch->sess_name, ioctx->tag, ret);
+		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		srpt_free_rw_ctxs(ch, ioctx);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * srpt_get_tcm_cmd_state() - LIO callback: fabric state of a command.
+ * @cmd: LIO command.
+ *
+ * Return: the &enum srpt_command_state value.
+ */
+static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
+{
+	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
+}
+
+/**
+ * srpt_check_stop_free() - LIO callback: drop the core's command reference.
+ * @cmd: LIO command.
+ *
+ * Return: 1 if the command was released.
+ */
+static int srpt_check_stop_free(struct se_cmd *cmd)
+{
+	return target_put_sess_cmd(cmd);
+}
+
+/**
+ * srpt_release_cmd() - LIO callback: the last command reference is gone.
+ * @cmd: LIO command.
+ *
+ * A command that got no response (aborted, or its channel died) still holds
+ * its receive buffer and maybe RDMA contexts.
+ */
+static void srpt_release_cmd(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+
+	if (ioctx->n_rw_ctx)
+		srpt_free_rw_ctxs(ch, ioctx);
+	if (ioctx->recv_ioctx) {
+		atomic_inc(&ch->req_lim_delta);
+		srpt_release_recv(ioctx);
+	}
+	ioctx->state = SRPT_STATE_DONE;
+	srpt_put_send_ioctx(ioctx);
+}
+
+/**
+ * srpt_sess_to_ch() - channel of a LIO session.
+ * @sess: session, may be NULL.
+ *
+ * Return: the channel or NULL.
+ */
+static struct srpt_rdma_ch *srpt_sess_to_ch(struct se_session *sess)
+{
+	return sess ? sess->fabric_sess_ptr : NULL;
+}
+
+/**
+ * srpt_close_session() - LIO callback: close the channel of a session.
+ * @se_sess: session, e.g. of an ACL being removed.
+ *
+ * The target core waits for the session to be removed, which the channel's
+ * release does once its commands have finished.
+ */
+static void srpt_close_session(struct se_session *se_sess)
+{
+	struct srpt_rdma_ch *ch = srpt_sess_to_ch(se_sess);
+
+	if (ch)
+		srpt_close_ch(ch);
+}
+
+/**
+ * srpt_check_login_req() - validate an SRP_LOGIN_REQ.
+ * @req: login request.
+ * @t_port_id: this target's port identifier.
+ * @max_req_size: largest IU the target accepts.
+ * @port_enabled: the port accepts logins.
+ *
+ * Return: 0, or the SRP_LOGIN_REJ_* reason to reject with.
+ */
+static u32 srpt_check_login_req(const struct srp_login_req *req,
+				const u8 t_port_id[16], u32 max_req_size,
+				bool port_enabled)
+{
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+
+	if (it_iu_len < SRPT_MIN_IT_IU_LEN)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	if (it_iu_len > max_req_size)
+		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
+	if (memcmp(req->target_port_id, t_port_id, 16))
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	if (!(be16_to_cpu(req->req_buf_fmt) &
+	      (SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)))
+		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
+	if (!port_enabled)
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	return 0;
+}
+
+/**
+ * srpt_imm_data_offset() - negotiate immediate data.
+ * @req: login request.
+ * @it_iu_len: largest IU the initiator will send.
+ *
+ * Return: the offset of immediate data in an SRP_CMD, or 0 if the request
+ * does not ask for immediate data or asks for an offset that cannot work.
+ */
+static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
+{
+	u16 off = be16_to_cpu(req->imm_data_offset);
+
+	if (!(req->req_flags & SRP_IMMED_REQUESTED))
+		return 0;
+	if (off < SRPT_IMM_DATA_OFFSET_MIN || off >= it_iu_len)
+		return 0;
+	return off;
+}
+
+/**
+ * srpt_fill_login_rsp() - build an SRP_LOGIN_RSP.
+ * @rsp: output.
+ * @tag: tag of the login request.
+ * @req_lim: credits granted.
+ * @max_it_iu_len: largest initiator-to-target IU.
+ * @max_ti_iu_len: largest target-to-initiator IU.
+ * @rsp_flags: SRP_LOGIN_RSP_* flags.
+ */
+static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
+				u32 max_it_iu_len, u32 max_ti_iu_len,
+				u8 rsp_flags)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->opcode = SRP_LOGIN_RSP;
+	rsp->tag = tag;
+	rsp->req_lim_delta = cpu_to_be32(req_lim);
+	rsp->max_it_iu_len = cpu_to_be32(max_it_iu_len);
+	rsp->max_ti_iu_len = cpu_to_be32(max_ti_iu_len);
+	rsp->buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
+				   SRP_BUF_FORMAT_INDIRECT);
+	rsp->rsp_flags = rsp_flags;
+}
+
+/**
+ * srpt_fill_login_rej() - build an SRP_LOGIN_REJ.
+ * @rej: output.
+ * @tag: tag of the login request.
+ * @reason: SRP_LOGIN_REJ_* reason.
+ */
+static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
+{
+	memset(rej, 0, sizeof(*rej));
+	rej->opcode = SRP_LOGIN_REJ;
+	rej->tag = tag;
+	rej->reason = cpu_to_be32(reason);
+	rej->buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
+				   SRP_BUF_FORMAT_INDIRECT);
+}
+
+/**
+ * srpt_multichan_rsp_flags() - multichannel part of the login response.
+ * @req_flags: login request flags.
+ * @closed_others: a SINGLE login closed existing channels of the nexus.
+ *
+ * Return: an SRP_LOGIN_RSP_MULTICHAN_* value.
+ */
+static u8 srpt_multichan_rsp_flags(u8 req_flags, bool closed_others)
+{
+	if (req_flags & SRP_MULTICHAN_MULTI)
+		return SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
+	return closed_others ? SRP_LOGIN_RSP_MULTICHAN_TERMINATED :
+			       SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
+}
+
+/**
+ * srpt_free_ch() - free a channel with its last reference.
+ * @kref: &srpt_rdma_ch.kref.
+ */
+static void srpt_free_ch(struct kref *kref)
+{
+	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
+
+	kfree_rcu(ch, rcu);
+}
+
+/**
+ * srpt_alloc_ch_rings() - allocate the send and receive contexts of a channel.
+ * @ch: channel with rq_size, max_rsp_size and the receive layout set.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int i;
+
+	ch->ioctx_ring = (struct srpt_send_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(struct srpt_send_ioctx),
+				      ch->max_rsp_size, 0, DMA_TO_DEVICE);
+	if (!ch->ioctx_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++) {
+		struct srpt_send_ioctx *ioctx = ch->ioctx_ring[i];
+
+		ioctx->ch = ch;
+		spin_lock_init(&ioctx->state_lock);
+		ioctx->state = SRPT_STATE_DONE;
+		list_add_tail(&ioctx->free_list, &ch->free_list);
+	}
+	if (ch->use_srq)
+		return 0;
+
+	ch->ioctx_recv_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(struct srpt_recv_ioctx),
+				      ch->recv_len, ch->recv_offset,
+				      DMA_FROM_DEVICE);
+	if (!ch->ioctx_recv_ring) {
+		srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
+				     ch->rq_size, ch->max_rsp_size,
+				     DMA_TO_DEVICE);
+		ch->ioctx_ring = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < ch->rq_size; i++)
+		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
+	return 0;
+}
+
+/**
+ * srpt_free_ch_rings() - free what srpt_alloc_ch_rings() allocated.
+ * @ch: channel.
+ */
+static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
+			     ch->rq_size, ch->recv_len, DMA_FROM_DEVICE);
+	ch->ioctx_recv_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
+			     ch->rq_size, ch->max_rsp_size, DMA_TO_DEVICE);
+	ch->ioctx_ring = NULL;
+}
+
+/**
+ * srpt_create_ch_ib() - create the completion queue and queue pair of a
+ * channel and post its receive buffers.
+ * @ch: channel.
+ *
+ * The send queue holds srp_sq_size work requests for responses plus as
+ * many RDMA contexts; if the HCA refuses that, the size is halved until it
+ * fits.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_device *sdev = sport->sdev;
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	u32 sq_size = READ_ONCE(sport->port_attrib.srp_sq_size);
+	struct ib_qp_init_attr *qp_init;
+	int i, ret;
+
+	qp_init = kzalloc(sizeof(*qp_init), GFP_KERNEL);
+	if (!qp_init)
+		return -ENOMEM;
+
+retry:
+	ch->cq = ib_alloc_cq_any(sdev->device, ch, ch->rq_size + 2 * sq_size + 1,
+				 IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		ch->cq = NULL;
+		pr_err("ch %s: CQ of %u entries failed: %d\n", ch->sess_name,
+		       ch->rq_size + 2 * sq_size + 1, ret);
+		goto out;
+	}
+
+	memset(qp_init, 0, sizeof(*qp_init));
+	qp_init->qp_context = ch;
+	qp_init->event_handler = srpt_qp_event;
+	qp_init->send_cq = ch->cq;
+	qp_init->recv_cq = ch->cq;
+	qp_init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_init->qp_type = IB_QPT_RC;
+	qp_init->cap.max_send_wr = sq_size;
+	qp_init->cap.max_rdma_ctxs = sq_size;
+	qp_init->cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
+	qp_init->port_num = sport->port;
+	if (ch->use_srq) {
+		qp_init->srq = sdev->srq;
+	} else {
+		qp_init->cap.max_recv_wr = ch->rq_size;
+		qp_init->cap.max_recv_sge = 1;
+	}
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_create_qp(ch->rdma_cm.cm_id, sdev->pd, qp_init);
+		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
+	} else {
+		ch->qp = ib_create_qp(sdev->pd, qp_init);
+		ret = PTR_ERR_OR_ZERO(ch->qp);
+		if (ret)
+			ch->qp = NULL;
+	}
+	if (ret) {
+		ib_free_cq(ch->cq);
+		ch->cq = NULL;
+		if (sq_size > SRPT_SQ_SIZE_MIN) {
+			sq_size /= 2;
+			goto retry;
+		}
+		pr_err("ch %s: QP creation failed: %d\n", ch->sess_name, ret);
+		goto out;
+	}
+
+	atomic_set(&ch->sq_wr_avail, qp_init->cap.max_send_wr);
+	pr_debug("ch %s: cq %d entries, sq %u wr, rq %d\n", ch->sess_name,
+		 ch->cq->cqe, qp_init->cap.max_send_wr, ch->rq_size);
+
+	if (!ch->using_rdma_cm) {
+		ret = srpt_init_ch_qp(ch, ch->qp);
+		if (ret)
+			goto err_destroy_qp;
+	}
+	if (!ch->use_srq) {
+		for (i = 0; i < ch->rq_size; i++) {
+			ret = srpt_post_recv(sdev, ch, ch->ioctx_recv_ring[i]);
+			if (ret)
+				goto err_destroy_qp;
+		}
+	}
+	ret = 0;
+	goto out;
+
+err_destroy_qp:
+	pr_err("ch %s: QP setup failed: %d\n", ch->sess_name, ret);
+	if (ch->using_rdma_cm)
+		rdma_destroy_qp(ch->rdma_cm.cm_id);
+	else
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+	ib_free_cq(ch->cq);
+	ch->cq = NULL;
+out:
+	kfree(qp_init);
+	return ret;
+}
+
+/**
+ * srpt_destroy_ch_ib() - destroy the QP and CQ of a channel.
+ * @ch: channel whose CM ID is already gone.
+ */
+static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
+{
+	if (ch->qp)
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+	if (ch->cq)
+		ib_free_cq(ch->cq);
+	ch->cq = NULL;
+}
+
+/**
+ * srpt_disconnect_cm() - start the CM-level disconnect of a channel.
+ * @ch: channel.
+ */
+static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_disconnect(ch->rdma_cm.cm_id);
+	} else {
+		ret = ib_send_cm_dreq(ch->ib_cm.cm_id, NULL, 0);
+		if (ret < 0)
+			ret = ib_send_cm_drep(ch->ib_cm.cm_id, NULL, 0);
+	}
+	if (ret < 0)
+		pr_debug("ch %s: CM disconnect: %d\n", ch->sess_name, ret);
+}
+
+/**
+ * srpt_close_ch() - close an RDMA channel.
+ * @ch: channel.
+ *
+ * Disconnects at the CM, moves the QP to the error state and posts the
+ * zero-length write whose flush completion starts the release. Safe to call
+ * from any context that may sleep briefly, any number of times.
+ *
+ * Return: true if this call started the close.
+ */
+static bool srpt_close_ch(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (!srpt_set_ch_state(ch, CH_DRAINING)) {
+		pr_debug("ch %s: already closing\n", ch->sess_name);
+		return false;
+	}
+
+	kref_get(&ch->kref);
+	srpt_disconnect_cm(ch);
+	ret = srpt_ch_qp_err(ch);
+	if (ret < 0)
+		pr_err("ch %s: QP to error state failed: %d\n", ch->sess_name,
+		       ret);
+	ret = srpt_zerolength_write(ch);
+	if (ret < 0) {
+		pr_err("ch %s: drain write failed: %d\n", ch->sess_name, ret);
+		if (srpt_set_ch_state(ch, CH_DISCONNECTED))
+			queue_work(srpt_wq, &ch->release_work);
+	}
+	kref_put(&ch->kref, srpt_free_ch);
+	return true;
+}
+
+/**
+ * srpt_release_channel_work() - tear a drained channel down.
+ * @w: &srpt_rdma_ch.release_work.
+ *
+ * Runs off the CM callbacks: waits for the channel's commands, removes the
+ * session, destroys the CM ID before the QP (so no CM callback can touch a
+ * freed QP), then frees the rings and drops the port and device references.
+ */
+static void srpt_release_channel_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       release_work);
+	struct srpt_port *sport = ch->sport;
+	struct srpt_device *sdev = sport->sdev;
+	struct srpt_recv_ioctx *recv, *tmp;
+	struct srpt_nexus *nexus = ch->nexus;
+
+	pr_debug("ch %s: releasing\n", ch->sess_name);
+	if (!ch->use_srq)
+		ib_drain_rq(ch->qp);
+
+	if (ch->sess) {
+		target_stop_session(ch->sess);
+		target_wait_for_sess_cmds(ch->sess);
+		target_remove_session(ch->sess);
+		ch->sess = NULL;
+	}
+
+	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
+		list_del_init(&recv->wait_list);
+		if (ch->use_srq)
+			srpt_post_recv(sdev, ch, recv);
+	}
+
+	mutex_lock(&sport->mutex);
+	list_del_init(&ch->list);
+	if (nexus && list_empty(&nexus->ch_list)) {
+		list_del(&nexus->entry);
+		kfree_rcu(nexus, rcu);
+	}
+	mutex_unlock(&sport->mutex);
+
+	if (ch->using_rdma_cm)
+		rdma_destroy_id(ch->rdma_cm.cm_id);
+	else
+		ib_destroy_cm_id(ch->ib_cm.cm_id);
+	srpt_destroy_ch_ib(ch);
+	srpt_free_ch_rings(ch);
+
+	pr_info("ch %s: released\n", ch->sess_name);
+	atomic_dec(&sport->refcount);
+	wake_up(&sport->freed_channels);
+	srpt_sdev_put(sdev);
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_close_port_channels() - close every channel of a port.
+ * @sport: port.
+ */
+static void srpt_close_port_channels(struct srpt_port *sport)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry)
+		list_for_each_entry(ch, &nexus->ch_list, list)
+			srpt_close_ch(ch);
+	mutex_unlock(&sport->mutex);
+}
+
+/**
+ * srpt_release_sport() - close all channels of a port and wait until they
+ * are gone.
+ * @sport: port.
+ *
+ * Logs every few seconds while channels drain, so a stuck initiator is
+ * visible instead of a silent hang.
+ */
+static void srpt_release_sport(struct srpt_port *sport)
+{
+	srpt_close_port_channels(sport);
+	while (!wait_event_timeout(sport->freed_channels,
+				   atomic_read(&sport->refcount) == 0,
+				   SRPT_DRAIN_REPORT_SECS * HZ)) {
+		pr_info("%s port %u: waiting for %d channel(s) to close\n",
+			dev_name(&sport->sdev->device->dev), sport->port,
+			atomic_read(&sport->refcount));
+		srpt_close_port_channels(sport);
+	}
+}
+
+/**
+ * srpt_set_enabled() - allow or refuse logins on a port.
+ * @sport: port.
+ * @enabled: new state; disabling closes the port's channels and waits.
+ */
+static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
+{
+	mutex_lock(&sport->mutex);
+	sport->enabled = enabled;
+	mutex_unlock(&sport->mutex);
+	if (!enabled)
+		srpt_release_sport(sport);
+}
+
+/**
+ * srpt_get_nexus() - find or create the I_T nexus of a login.
+ * @sport: port.
+ * @i_port_id: initiator port ID.
+ * @t_port_id: target port ID.
+ *
+ * Return: the nexus, or NULL if out of memory.
+ */
+static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
+					 const u8 i_port_id[16],
+					 const u8 t_port_id[16])
+{
+	struct srpt_nexus *nexus;
+
+	lockdep_assert_held(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry)
+		if (!memcmp(nexus->i_port_id, i_port_id, 16) &&
+		    !memcmp(nexus->t_port_id, t_port_id, 16))
+			return nexus;
+
+	nexus = kzalloc(sizeof(*nexus), GFP_KERNEL);
+	if (!nexus)
+		return NULL;
+	INIT_LIST_HEAD(&nexus->ch_list);
+	memcpy(nexus->i_port_id, i_port_id, 16);
+	memcpy(nexus->t_port_id, t_port_id, 16);
+	list_add_tail(&nexus->entry, &sport->nexus_list);
+	return nexus;
+}
+
+static int srpt_parse_acl_name(const char *name, u8 i_port_id[16], bool *is_ip);
+
+/**
+ * srpt_acl_matches_addr() - whether an ACL name is the initiator's address.
+ * @name: ACL name.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ *
+ * IPv4-mapped IPv6 addresses match their IPv4 form.
+ *
+ * Return: true on a match.
+ */
+static bool srpt_acl_matches_addr(const char *name, const struct sockaddr *src)
+{
+	struct in6_addr a6, s6;
+	char buf[INET6_ADDRSTRLEN + 2];
+	size_t len;
+	__be32 a4;
+
+	if (!src)
+		return false;
+	strscpy(buf, name[0] == '[' ? name + 1 : name, sizeof(buf));
+	len = strcspn(buf, "]\n");
+	buf[len] = '\0';
+
+	if (src->sa_family == AF_INET)
+		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)src)->sin_addr.s_addr,
+				       &s6);
+	else if (src->sa_family == AF_INET6)
+		s6 = ((const struct sockaddr_in6 *)src)->sin6_addr;
+	else
+		return false;
+
+	if (in4_pton(buf, -1, (u8 *)&a4, -1, NULL))
+		ipv6_addr_set_v4mapped(a4, &a6);
+	else if (!in6_pton(buf, -1, a6.s6_addr, -1, NULL))
+		return false;
+	return ipv6_addr_equal(&a6, &s6);
+}
+
+/**
+ * srpt_find_acl() - find the ACL of a login in a TPG.
+ * @tpg: portal group.
+ * @i_port_id: initiator port ID.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ * @name: receives the ACL's name.
+ *
+ * ACL names may be spelled in any accepted form (0x+32 hex, 32 hex, ib.,
+ * GUID, IP address), so they are compared by value, not as text.
+ *
+ * Return: true if an ACL matched.
+ */
+static bool srpt_find_acl(struct se_portal_group *tpg, const u8 i_port_id[16],
+			  const struct sockaddr *src, char *name)
+{
+	struct se_node_acl *nacl;
+	bool found = false, is_ip;
+	u8 id[16];
+
+	mutex_lock(&tpg->acl_node_mutex);
+	list_for_each_entry(nacl, &tpg->acl_node_list, acl_list) {
+		if (nacl->dynamic_node_acl)
+			continue;
+		if (srpt_parse_acl_name(nacl->initiatorname, id, &is_ip))
+			continue;
+		if (is_ip ? srpt_acl_matches_addr(nacl->initiatorname, src) :
+			    !memcmp(id, i_port_id, 16)) {
+			strscpy(name, nacl->initiatorname, TRANSPORT_IQN_LEN);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&tpg->acl_node_mutex);
+	return found;
+}
+
+/**
+ * srpt_setup_session() - create the LIO session of a new channel.
+ * @ch: channel.
+ * @i_port_id: initiator port ID.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ *
+ * Return: 0, or -EACCES when no enabled TPG of the port has an ACL for the
+ * initiator.
+ */
+static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
+			      const struct sockaddr *src)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_port_id *ids[] = { &sport->port_gid_id, &sport->port_guid_id };
+	struct srpt_tpg *stpg;
+	char *name;
+	int i, ret = -EACCES;
+
+	name = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
+	if (!name)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(ids) && ret; i++) {
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+			if (!stpg->tpg.enabled ||
+			    !srpt_find_acl(&stpg->tpg, i_port_id, src, name))
+				continue;
+			ch->sess = target_setup_session(&stpg->tpg, 0, 0,
+							TARGET_PROT_NORMAL,
+							name, ch, NULL);
+			ret = PTR_ERR_OR_ZERO(ch->sess);
+			if (ret)
+				ch->sess = NULL;
+			break;
+		}
+		mutex_unlock(&ids[i]->mutex);
+	}
+	kfree(name);
+	return ret;
+}
+
+/**
+ * srpt_send_login_rej() - reject a login through the CM it came from.
+ * @ib_cm_id: IB CM ID, or NULL.
+ * @rdma_cm_id: RDMA/CM ID, or NULL.
+ * @tag: login request tag.
+ * @reason: SRP_LOGIN_REJ_* reason.
+ */
+static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
+				struct rdma_cm_id *rdma_cm_id, u64 tag,
+				u32 reason)
+{
+	struct srp_login_rej rej;
+	int ret;
+
+	srpt_fill_login_rej(&rej, tag, reason);
+	if (ib_cm_id)
+		ret = ib_send_cm_rej(ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL,
+				     0, &rej, sizeof(rej));
+	else
+		ret = rdma_reject(rdma_cm_id, &rej, sizeof(rej),
+				  IB_CM_REJ_CONSUMER_DEFINED);
+	if (ret < 0)
+		pr_err("sending login reject failed: %d\n", ret);
+}
+
+/**
+ * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
+ * @sdev: device the request arrived on.
+ * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
+ * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
+ * @port_num: port number, 1-based.
+ * @req: login request.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ * @resp_res: RDMA READs the initiator lets us have outstanding.
+ *
+ * Holds sdev_mutex from the removal and use_srq checks until the channel is
+ * on its nexus list, so device removal and a use_srq switch either see the
+ * channel or make the login fail.
+ *
+ * Return: 0 if the channel now owns the CM ID; a negative errno after a
+ * reject, in which case the CM destroys the ID.
+ */
+static int srpt_cm_req_recv(struct srpt_device *const sdev,
+			    struct ib_cm_id *ib_cm_id,
+			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			    const struct srp_login_req *req,
+			    const struct sockaddr *src, u8 resp_res)
+{
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	struct srpt_port *sport;
+	struct srpt_rdma_ch *ch = NULL;
+	struct srpt_nexus *nexus;
+	struct srp_login_rsp *rsp = NULL;
+	union {
+		struct rdma_conn_param rdma_cm;
+		struct ib_cm_rep_param ib_cm;
+	} *rep = NULL;
+	bool closed_others = false;
+	struct srpt_rdma_ch *other;
+	u8 t_port_id[16];
+	u32 it_iu_len, reason;
+	u8 depth;
+	int ret;
+
+	put_unaligned_be64(srpt_service_guid, t_port_id);
+	put_unaligned_be64(srpt_service_guid, t_port_id + 8);
+	it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	pr_info("login request from 0x%16phN on %s port %u (%s CM): it_iu_len %u, flags %#x\n",
+		req->initiator_port_id, dev_name(&sdev->device->dev), port_num,
+		ib_cm_id ? "IB" : "RDMA", it_iu_len, req->req_flags);
+
+	if (port_num < 1 || port_num > sdev->port_cnt) {
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto reject;
+	}
+	sport = &sdev->port[port_num - 1];
+
+	mutex_lock(&sdev->sdev_mutex);
+	reason = srpt_check_login_req(req, t_port_id, srp_max_req_size,
+				      READ_ONCE(sport->enabled) && !sdev->removed);
+	if (reason)
+		goto unlock_reject;
+
+	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
+	rep = kzalloc(sizeof(*rep), GFP_KERNEL);
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!rsp || !rep || !ch)
+		goto unlock_reject;
+
+	kref_init(&ch->kref);
+	spin_lock_init(&ch->spinlock);
+	INIT_LIST_HEAD(&ch->list);
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	ch->sport = sport;
+	ch->state = CH_CONNECTING;
+	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
+		 req->initiator_port_id);
+	if (ib_cm_id) {
+		ch->ib_cm.cm_id = ib_cm_id;
+	} else {
+		ch->using_rdma_cm = true;
+		ch->rdma_cm.cm_id = rdma_cm_id;
+	}
+	ch->max_it_iu_len = it_iu_len;
+	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
+	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->port_attrib.srp_max_rsp_size),
+				   SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+	ch->max_ti_iu_len = ch->max_rsp_size;
+	ch->use_srq = sdev->use_srq;
+	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
+				    SRPT_RQ_SIZE;
+	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
+	/* Let immediate data start on a 512-byte boundary for the backend. */
+	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
+			  (512 - ch->imm_data_offset % 512) % 512 : 0;
+
+	if (srpt_alloc_ch_rings(ch))
+		goto free_ch;
+	if (srpt_create_ch_ib(ch))
+		goto free_rings;
+
+	ret = srpt_setup_session(ch, req->initiator_port_id, src);
+	if (ret) {
+		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
+			ch->sess_name, dev_name(&sdev->device->dev), port_num);
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto destroy_ib;
+	}
+
+	mutex_lock(&sport->mutex);
+	if (!sport->enabled) {
+		mutex_unlock(&sport->mutex);
+		goto remove_session;
+	}
+	nexus = srpt_get_nexus(sport, req->initiator_port_id, t_port_id);
+	if (!nexus) {
+		mutex_unlock(&sport->mutex);
+		goto remove_session;
+	}
+	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
+		list_for_each_entry(other, &nexus->ch_list, list) {
+			pr_info("ch %s: closed by a single-channel login\n",
+				other->sess_name);
+			srpt_close_ch(other);
+			closed_others = true;
+		}
+	}
+	ch->nexus = nexus;
+	list_add_tail(&ch->list, &nexus->ch_list);
+	atomic_inc(&sport->refcount);
+	srpt_sdev_get(sdev);
+	if (ib_cm_id)
+		ib_cm_id->context = ch;
+	else
+		rdma_cm_id->context = ch;
+	mutex_unlock(&sport->mutex);
+	mutex_unlock(&sdev->sdev_mutex);
+
+	atomic_set(&ch->req_lim, ch->rq_size);
+	atomic_set(&ch->req_lim_delta, 0);
+	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, it_iu_len,
+			    ch->max_ti_iu_len,
+			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
+			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
+
+	depth = min_t(int, min_t(int, resp_res, 4), attrs->max_qp_init_rd_atom);
+	if (ib_cm_id) {
+		ret = srpt_ch_qp_rtr(ch, ch->qp);
+		if (ret) {
+			pr_err("ch %s: QP to RTR failed: %d\n", ch->sess_name, ret);
+			goto close;
+		}
+		rep->ib_cm.qp_num = ch->qp->qp_num;
+		rep->ib_cm.private_data = rsp;
+		rep->ib_cm.private_data_len = sizeof(*rsp);
+		rep->ib_cm.rnr_retry_count = 7;
+		rep->ib_cm.flow_control = 1;
+		rep->ib_cm.failover_accepted = 0;
+		rep->ib_cm.srq = ch->use_srq;
+		rep->ib_cm.responder_resources = min(4, attrs->max_qp_rd_atom);
+		rep->ib_cm.initiator_depth = depth;
+		ret = ib_send_cm_rep(ib_cm_id, &rep->ib_cm);
+	} else {
+		rep->rdma_cm.private_data = rsp;
+		rep->rdma_cm.private_data_len = sizeof(*rsp);
+		rep->rdma_cm.rnr_retry_count = 7;
+		rep->rdma_cm.flow_control = 1;
+		rep->rdma_cm.responder_resources = min(4, attrs->max_qp_rd_atom);
+		rep->rdma_cm.initiator_depth = depth;
+		ret = rdma_accept(rdma_cm_id, &rep->rdma_cm);
+	}
+	if (ret) {
+		pr_err("ch %s: accepting the login failed: %d\n", ch->sess_name,
+		       ret);
+		goto close;
+	}
+	pr_info("ch %s: login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
+		ch->sess_name, ch->rq_size, it_iu_len, ch->imm_data_offset,
+		ch->use_srq ? "srq" : "rq");
+	goto out;
+
+close:
+	/* The channel owns the CM ID now: tear down through the usual path. */
+	srpt_close_ch(ch);
+	ret = 0;
+	goto out;
+
+remove_session:
+	target_remove_session(ch->sess);
+	ch->sess = NULL;
+destroy_ib:
+	if (ch->using_rdma_cm) {
+		rdma_destroy_qp(rdma_cm_id);
+		ch->qp = NULL;
+	}
+	srpt_destroy_ch_ib(ch);
+free_rings:
+	srpt_free_ch_rings(ch);
+free_ch:
+	kfree(ch);
+unlock_reject:
+	mutex_unlock(&sdev->sdev_mutex);
+reject:
+	pr_info("login from 0x%16phN rejected: reason %#x\n",
+		req->initiator_port_id, reason);
+	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
+	ret = -ECONNREFUSED;
+out:
+	kfree(rep);
+	kfree(rsp);
+	return ret;
+}
+
+/**
+ * srpt_cm_rtu_recv() - the connection of a channel is established.
+ * @ch: channel.
+ *
+ * Moves an IB CM channel's QP to RTS, makes the channel live and replays
+ * the IUs that arrived before.
+ */
+static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool live = false;
+	int ret;
+
+	if (READ_ONCE(ch->state) != CH_CONNECTING)
+		return;
+	if (!ch->using_rdma_cm) {
+		ret = srpt_ch_qp_rts(ch, ch->qp);
+		if (ret) {
+			pr_err("ch %s: QP to RTS failed: %d\n", ch->sess_name,
+			       ret);
+			srpt_close_ch(ch);
+			return;
+		}
+	}
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (ch->state == CH_CONNECTING) {
+		ch->state = CH_LIVE;
+		ch->processing_wait_list = true;
+		live = true;
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+
+	if (live) {
+		pr_info("ch %s: live\n", ch->sess_name);
+		srpt_process_wait_list(ch);
+	}
+}
+
+/**
+ * srpt_find_sdev() - look up the device of an RDMA/CM login.
+ * @device: RDMA device.
+ *
+ * Return: the device with a reference taken, or NULL if unknown or removed.
+ */
+static struct srpt_device *srpt_find_sdev(struct ib_device *device)
+{
+	struct srpt_device *sdev;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (sdev->device == device && !sdev->removed) {
+			srpt_sdev_get(sdev);
+			mutex_unlock(&srpt_dev_mutex);
+			return sdev;
+		}
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return NULL;
+}
+
+/**
+ * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request.
+ * @cm_id: new RDMA/CM ID.
+ * @event: the CONNECT_REQUEST event.
+ *
+ * Return: 0 if a channel owns @cm_id, else an error that makes the RDMA/CM
+ * destroy it.
+ */
+static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
+				 struct rdma_cm_event *event)
+{
+	const struct srp_login_req_rdma *rreq = event->param.conn.private_data;
+	struct srp_login_req req = {};
+	struct srpt_device *sdev;
+	int ret;
+
+	if (!rreq || event->param.conn.private_data_len < sizeof(*rreq) ||
+	    rreq->opcode != SRP_LOGIN_REQ) {
+		pr_info_ratelimited("RDMA/CM login with %u bytes of private data rejected\n",
+				    event->param.conn.private_data_len);
+		srpt_send_login_rej(NULL, cm_id, rreq ? rreq->tag : 0,
+				    SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+		return -EINVAL;
+	}
+
+	req.opcode = rreq->opcode;
+	req.tag = rreq->tag;
+	req.req_it_iu_len = rreq->req_it_iu_len;
+	req.req_buf_fmt = rreq->req_buf_fmt;
+	req.req_flags = rreq->req_flags;
+	req.imm_data_offset = rreq->imm_data_offset;
+	memcpy(req.initiator_port_id, rreq->initiator_port_id, 16);
+	memcpy(req.target_port_id, rreq->target_port_id, 16);
+
+	sdev = srpt_find_sdev(cm_id->device);
+	if (!sdev) {
+		srpt_send_login_rej(NULL, cm_id, req.tag,
+				    SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+		return -ENODEV;
+	}
+	ret = srpt_cm_req_recv(sdev, NULL, cm_id, cm_id->port_num, &req,
+			       (struct sockaddr *)&cm_id->route.addr.dst_addr,
+			       event->param.conn.responder_resources);
+	srpt_sdev_put(sdev);
+	return ret;
+}
+
+/**
+ * srpt_rdma_cm_handler() - RDMA/CM callback.
+ * @cm_id: RDMA/CM ID; context is the channel once a login was accepted.
+ * @event: event.
+ *
+ * Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id.
+ */
+static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return srpt_rdma_cm_req_recv(cm_id, event);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ch)
+			srpt_cm_rtu_recv(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ch)
+			srpt_close_ch(ch);
+		break;
+	default:
+		pr_debug("RDMA/CM event %s\n", rdma_event_msg(event->event));
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_rdma_cm_listen() - (re)create the RDMA/CM listener.
+ * @port: TCP port space port; 0 removes the listener.
+ *
+ * Listens on the IPv6 wildcard address, which also accepts IPv4, and falls
+ * back to the IPv4 wildcard where IPv6 is unavailable.
+ *
+ * Return: 0 or a negative errno; on error no listener exists.
+ */
+static int srpt_rdma_cm_listen(u16 port)
+{
+	struct sockaddr_in6 a6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = cpu_to_be16(port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	struct sockaddr_in a4 = {
+		.sin_family = AF_INET,
+		.sin_port = cpu_to_be16(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	struct sockaddr *addrs[] = { (struct sockaddr *)&a6,
+				     (struct sockaddr *)&a4 };
+	struct rdma_cm_id *id;
+	int i, ret = 0;
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	if (port == srpt_rdma_cm_port)
+		goto out;
+	if (srpt_rdma_cm_id) {
+		rdma_destroy_id(srpt_rdma_cm_id);
+		srpt_rdma_cm_id = NULL;
+		srpt_rdma_cm_port = 0;
+		pr_info("RDMA/CM listener removed\n");
+	}
+	if (!port)
+		goto out;
+
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
+				    RDMA_PS_TCP, IB_QPT_RC);
+		if (IS_ERR(id)) {
+			ret = PTR_ERR(id);
+			break;
+		}
+		ret = rdma_bind_addr(id, addrs[i]);
+		if (!ret)
+			ret = rdma_listen(id, 256);
+		if (!ret) {
+			srpt_rdma_cm_id = id;
+			srpt_rdma_cm_port = port;
+			pr_info("RDMA/CM listener on %s port %u\n",
+				i ? "IPv4" : "IPv6", port);
+			goto out;
+		}
+		rdma_destroy_id(id);
+	}
+	pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
+out:
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	return ret;
+}
+
+/**
+ * srpt_cm_handler() - IB CM callback.
+ * @cm_id: IB CM ID; context is the device for a new request, else the
+ *	   channel.
+ * @event: event.
+ *
+ * Return: non-zero only to make the IB CM destroy a rejected @cm_id.
+ */
+static int srpt_cm_handler(struct ib_cm_id *cm_id,
+			   const struct ib_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+	const struct ib_cm_req_event_param *param;
+
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		param = &event->param.req_rcvd;
+		return srpt_cm_req_recv(cm_id->context, cm_id, NULL, param->port,
+					event->private_data, NULL,
+					param->responder_resources);
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(cm_id, NULL, 0);
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_REJ_RECEIVED:
+		pr_info("ch %s: REJ received, reason %d\n", ch->sess_name,
+			event->param.rej_rcvd.reason);
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_TIMEWAIT_EXIT:
+	case IB_CM_REP_ERROR:
+	case IB_CM_DREQ_ERROR:
+		srpt_close_ch(ch);
+		break;
+	default:
+		pr_debug("IB CM event %d\n", event->event);
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_free_srq() - destroy the shared receive queue of a device.
+ * @sdev: device without channels using the SRQ.
+ */
+static void srpt_free_srq(struct srpt_device *sdev)
+{
+	if (!sdev->srq)
+		return;
+	ib_destroy_srq(sdev->srq);
+	sdev->srq = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
+			     sdev->srq_size, srp_max_req_size, DMA_FROM_DEVICE);
+	sdev->ioctx_ring = NULL;
+}
+
+/**
+ * srpt_alloc_srq() - create and fill the shared receive queue of a device.
+ * @sdev: device.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_alloc_srq(struct srpt_device *sdev)
+{
+	struct ib_srq_init_attr attr = {
+		.event_handler = srpt_srq_event,
+		.srq_context = sdev,
+		.attr.max_wr = sdev->srq_size,
+		.attr.max_sge = 1,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	int i, ret;
+
+	lockdep_assert_held(&sdev->sdev_mutex);
+	if (!sdev->device->attrs.max_srq || !sdev->srq_size)
+		return -EOPNOTSUPP;
+
+	sdev->srq = ib_create_srq(sdev->pd, &attr);
+	if (IS_ERR(sdev->srq)) {
+		ret = PTR_ERR(sdev->srq);
+		sdev->srq = NULL;
+		return ret;
+	}
+	sdev->ioctx_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
+				      sizeof(struct srpt_recv_ioctx),
+				      srp_max_req_size, 0, DMA_FROM_DEVICE);
+	if (!sdev->ioctx_ring) {
+		ret = -ENOMEM;
+		goto err_destroy;
+	}
+	for (i = 0; i < sdev->srq_size; i++) {
+		INIT_LIST_HEAD(&sdev->ioctx_ring[i]->wait_list);
+		ret = srpt_post_recv(sdev, NULL, sdev->ioctx_ring[i]);
+		if (ret)
+			goto err_destroy;
+	}
+	return 0;
+
+err_destroy:
+	srpt_free_srq(sdev);
+	return ret;
+}
+
+/**
+ * srpt_port_set_use_srq() - switch a device between an SRQ and per-channel
+ * receive rings.
+ * @sport: a port of the device (the setting is per HCA).
+ * @use_srq: new setting.
+ *
+ * Existing channels are closed first; initiators log back in with the new
+ * setting. New logins wait on sdev_mutex meanwhile.
+ *
+ * Return: 0 or a negative errno; on error the old setting stays.
+ */
+static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
+{
+	struct srpt_device *sdev = sport->sdev;
+	int i, ret = 0;
+
+	mutex_lock(&sdev->sdev_mutex);
+	if (sdev->removed) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (sdev->use_srq == use_srq)
+		goto out;
+
+	for (i = 0; i < sdev->port_cnt; i++)
+		srpt_release_sport(&sdev->port[i]);
+
+	if (use_srq) {
+		ret = srpt_alloc_srq(sdev);
+		if (ret) {
+			pr_err("%s: SRQ of %d entries failed: %d\n",
+			       dev_name(&sdev->device->dev), sdev->srq_size, ret);
+			goto out;
+		}
+	} else {
+		srpt_free_srq(sdev);
+	}
+	sdev->use_srq = use_srq;
+	for (i = 0; i < sdev->port_cnt; i++)
+		sdev->port[i].port_attrib.use_srq = use_srq;
+	pr_info("%s: %s\n", dev_name(&sdev->device->dev),
+		use_srq ? "using a shared receive queue" :
+			  "using per-channel receive rings");
+out:
+	mutex_unlock(&sdev->sdev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_refresh_port_work() - refresh a port after an asynchronous event.
+ * @work: &srpt_port.work.
+ */
+static void srpt_refresh_port_work(struct work_struct *work)
+{
+	struct srpt_port *sport = container_of(work, struct srpt_port, work);
+
+	srpt_refresh_port(sport);
+}
+
+/**
+ * srpt_init_port_id() - initialise one of the two names of a port.
+ * @sport: port.
+ * @id: name.
+ */
+static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
+{
+	id->sport = sport;
+	mutex_init(&id->mutex);
+	INIT_LIST_HEAD(&id->tpg_list);
+}
+
+/**
+ * srpt_add_one() - InfiniBand device addition callback function.
+ * @device: the new RDMA device.
+ *
+ * Sets up the PD, the IB CM listener (InfiniBand ports only), the ports
+ * and their DM agents; the async event handler is registered last, once
+ * everything it touches exists.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_add_one(struct ib_device *device)
+{
+	struct srpt_device *sdev;
+	struct srpt_port *sport;
+	bool has_ib = false;
+	u32 i;
+	int ret;
+
+	sdev = kzalloc(struct_size(sdev, port, device->phys_port_cnt),
+		       GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	kref_init(&sdev->refcnt);
+	sdev->device = device;
+	sdev->port_cnt = device->phys_port_cnt;
+	mutex_init(&sdev->sdev_mutex);
+	INIT_LIST_HEAD(&sdev->list);
+	sdev->srq_size = min(srpt_srq_size, device->attrs.max_srq_wr);
+
+	sdev->pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(sdev->pd)) {
+		ret = PTR_ERR(sdev->pd);
+		goto err_free;
+	}
+	sdev->lkey = sdev->pd->local_dma_lkey;
+
+	if (!srpt_service_guid)
+		srpt_service_guid = be64_to_cpu(device->node_guid);
+
+	rdma_for_each_port(device, i)
+		has_ib |= rdma_protocol_ib(device, i);
+	if (has_ib) {
+		sdev->cm_id = ib_create_cm_id(device, srpt_cm_handler, sdev);
+		if (IS_ERR(sdev->cm_id)) {
+			ret = PTR_ERR(sdev->cm_id);
+			sdev->cm_id = NULL;
+			pr_err("%s: IB CM ID creation failed: %d\n",
+			       dev_name(&device->dev), ret);
+			goto err_pd;
+		}
+		ret = ib_cm_listen(sdev->cm_id, cpu_to_be64(srpt_service_guid));
+		if (ret) {
+			pr_err("%s: IB CM listen on service ID %#llx failed: %d\n",
+			       dev_name(&device->dev), srpt_service_guid, ret);
+			goto err_cm;
+		}
+	}
+
+	for (i = 1; i <= sdev->port_cnt; i++) {
+		sport = &sdev->port[i - 1];
+		sport->sdev = sdev;
+		sport->port = i;
+		INIT_WORK(&sport->work, srpt_refresh_port_work);
+		mutex_init(&sport->mutex);
+		INIT_LIST_HEAD(&sport->nexus_list);
+		init_waitqueue_head(&sport->freed_channels);
+		atomic_set(&sport->refcount, 0);
+		sport->port_attrib.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
+		sport->port_attrib.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
+		sport->port_attrib.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
+		sport->port_attrib.use_srq = false;
+		srpt_init_port_id(sport, &sport->port_guid_id);
+		srpt_init_port_id(sport, &sport->port_gid_id);
+		ret = srpt_refresh_port(sport);
+		if (ret) {
+			pr_err("%s port %u: query failed: %d\n",
+			       dev_name(&device->dev), i, ret);
+			srpt_unregister_mad_agent(sdev, i);
+			goto err_cm;
+		}
+	}
+
+	INIT_IB_EVENT_HANDLER(&sdev->event_handler, device, srpt_event_handler);
+	ib_register_event_handler(&sdev->event_handler);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_add_tail(&sdev->list, &srpt_dev_list);
+	mutex_unlock(&srpt_dev_mutex);
+	ib_set_client_data(device, &srpt_client, sdev);
+
+	for (i = 0; i < sdev->port_cnt; i++)
+		pr_info("%s port %u: target port names %s and %s\n",
+			dev_name(&device->dev), i + 1, sdev->port[i].port_guid,
+			sdev->port[i].port_gid);
+	return 0;
+
+err_cm:
+	if (sdev->cm_id)
+		ib_destroy_cm_id(sdev->cm_id);
+err_pd:
+	ib_dealloc_pd(sdev->pd);
+err_free:
+	kfree(sdev);
+	pr_err("%s: not added: %d\n", dev_name(&device->dev), ret);
+	return ret;
+}
+
+/**
+ * srpt_remove_one() - InfiniBand device removal callback function.
+ * @device: the RDMA device going away.
+ * @client_data: our &struct srpt_device.
+ *
+ * Stops new logins, closes every channel and waits for its release, then
+ * frees the HCA resources. The structure itself lives on while configfs
+ * target ports still reference it.
+ */
+static void srpt_remove_one(struct ib_device *device, void *client_data)
+{
+	struct srpt_device *sdev = client_data;
+	u32 i;
+
+	mutex_lock(&sdev->sdev_mutex);
+	sdev->removed = true;
+	mutex_unlock(&sdev->sdev_mutex);
+
+	ib_unregister_event_handler(&sdev->event_handler);
+	for (i = 0; i < sdev->port_cnt; i++)
+		cancel_work_sync(&sdev->port[i].work);
+	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
+	if (sdev->cm_id)
+		ib_destroy_cm_id(sdev->cm_id);
+	sdev->cm_id = NULL;
+
+	for (i = 0; i < sdev->port_cnt; i++) {
+		mutex_lock(&sdev->port[i].mutex);
+		sdev->port[i].enabled = false;
+		mutex_unlock(&sdev->port[i].mutex);
+		srpt_release_sport(&sdev->port[i]);
+	}
+
+	mutex_lock(&srpt_dev_mutex);
+	list_del_init(&sdev->list);
+	mutex_unlock(&srpt_dev_mutex);
+
+	mutex_lock(&sdev->sdev_mutex);
+	srpt_free_srq(sdev);
+	mutex_unlock(&sdev->sdev_mutex);
+	ib_dealloc_pd(sdev->pd);
+	sdev->pd = NULL;
+	pr_info("%s: removed\n", dev_name(&device->dev));
+	srpt_sdev_put(sdev);
+}
+
+static struct ib_client srpt_client = {
+	.name	= DRV_NAME,
+	.add	= srpt_add_one,
+	.remove	= srpt_remove_one,
+};
+
+/*
+ * LIO fabric glue: target port (wwn) and TPG directories, ACL names, the
+ * configfs attributes and the fabric template.
+ */
+
+/**
+ * srpt_parse_i_port_id() - parse an initiator port identifier.
+ * @i_port_id: receives the 128-bit identifier, big endian.
+ * @name: "0x" followed by 1 to 32 hex digits, 1 to 32 hex digits, or a GUID
+ *        "xxxx:xxxx:xxxx:xxxx" (four groups of 1 to 4 hex digits). Case
+ *        insensitive; one trailing newline is accepted.
+ *
+ * A hex number is right-aligned in @i_port_id; a GUID fills bytes 8 to 15.
+ * @i_port_id is only written on success.
+ *
+ * Return: 0 on success, -EINVAL if @name has none of these forms.
+ */
+static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
+{
+	size_t len = strlen(name);
+	u8 id[16] = { };
+	size_t i;
+	int v;
+
+	if (len && name[len - 1] == '\n')
+		len--;
+
+	if (memchr(name, ':', len)) {
+		unsigned int ngroups = 0, ndigits = 0;
+		u16 group = 0;
+		u64 guid = 0;
+		__be64 be_guid;
+
+		for (i = 0; i <= len; i++) {
+			if (i == len || name[i] == ':') {
+				if (!ndigits)
+					return -EINVAL;
+				guid = guid << 16 | group;
+				ngroups++;
+				group = 0;
+				ndigits = 0;
+				continue;
+			}
+			v = hex_to_bin(name[i]);
+			if (v < 0 || ++ndigits > 4)
+				return -EINVAL;
+			group = group << 4 | v;
+		}
+		if (ngroups != 4)
+			return -EINVAL;
+		be_guid = cpu_to_be64(guid);
+		memcpy(&id[8], &be_guid, sizeof(be_guid));
+	} else {
+		if (len >= 2 && name[0] == '0' &&
+		    (name[1] == 'x' || name[1] == 'X')) {
+			name += 2;
+			len -= 2;
+		}
+		if (!len || len > 2 * sizeof(id))
+			return -EINVAL;
+		/* Walk from the least significant digit to right-align. */
+		for (i = 0; i < len; i++) {
+			v = hex_to_bin(name[len - 1 - i]);
+			if (v < 0)
+				return -EINVAL;
+			id[sizeof(id) - 1 - i / 2] |= v << (i & 1 ? 4 : 0);
+		}
+	}
+
+	memcpy(i_port_id, id, sizeof(id));
+	return 0;
+}
+
+/**
+ * srpt_parse_acl_name() - parse the name of a node ACL.
+ * @name: an initiator port identifier as accepted by srpt_parse_i_port_id(),
+ *        optionally prefixed with "ib." as rtslib writes it, or an IPv4 or
+ *        IPv6 address (the latter optionally in brackets) for RDMA/CM logins.
+ * @i_port_id: receives the initiator port identifier; untouched for an IP
+ *             address or on error.
+ * @is_ip: set to true if @name is an IP address, false otherwise.
+ *
+ * Return: 0 on success, -EINVAL if @name is neither form.
+ */
+static int srpt_parse_acl_name(const char *name, u8 i_port_id[16],
+			       bool *is_ip)
+{
+	const char *end, *p = name;
+	size_t len = strlen(name);
+	u8 addr[16];
+
+	*is_ip = false;
+	if (!srpt_parse_i_port_id(i_port_id, name))
+		return 0;
+	if (!strncasecmp(name, "ib.", 3) &&
+	    !srpt_parse_i_port_id(i_port_id, name + 3))
+		return 0;
+
+	if (len && name[len - 1] == '\n')
+		len--;
+	if (in4_pton(name, len, addr, -1, &end) && end == name + len)
+		goto is_ip;
+	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
+		p++;
+		len -= 2;
+	}
+	if (in6_pton(p, len, addr, -1, &end) && end == p + len)
+		goto is_ip;
+
+	return -EINVAL;
+
+is_ip:
+	*is_ip = true;
+	return 0;
+}
+
+/**
+ * srpt_lookup_port() - find the RDMA port a target port name refers to.
+ * @name: GUID form "xxxx:xxxx:xxxx:xxxx" or GID form "0x" + 32 hex digits
+ *        (also accepted without "0x" and with rtslib's "ib." prefix) of
+ *        GID index 0 of the port. Case insensitive.
+ * @port_id: receives the name slot of the port the spelling belongs to.
+ *
+ * Takes a reference on the device of the port found; the caller drops it
+ * with srpt_sdev_put().
+ *
+ * Return: the port, or NULL if no port of a present device has that name.
+ */
+static struct srpt_port *srpt_lookup_port(const char *name,
+					  struct srpt_port_id **port_id)
+{
+	const char *gid_name = name;
+	struct srpt_device *sdev;
+	struct srpt_port *sport;
+	u32 i;
+
+	*port_id = NULL;
+	if (!strncasecmp(name, "ib.", 3))
+		gid_name = name + 3;
+	else if (!strncasecmp(name, "0x", 2))
+		gid_name = name + 2;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (sdev->removed)
+			continue;
+		for (i = 0; i < sdev->port_cnt; i++) {
+			sport = &sdev->port[i];
+			if (!sport->gid_valid)
+				continue;
+			if (!strcasecmp(name, sport->port_guid)) {
+				*port_id = &sport->port_guid_id;
+				goto found;
+			}
+			/* port_gid always starts with "0x". */
+			if (!strcasecmp(gid_name, sport->port_gid + 2)) {
+				*port_id = &sport->port_gid_id;
+				goto found;
+			}
+		}
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return NULL;
+
+found:
+	srpt_sdev_get(sdev);
+	mutex_unlock(&srpt_dev_mutex);
+	return sport;
+}
+
+/**
+ * srpt_wwn_to_port_id() - get the port name slot embedding a WWN.
+ * @wwn: WWN returned by srpt_make_tport().
+ *
+ * Return: the &struct srpt_port_id containing @wwn.
+ */
+static struct srpt_port_id *srpt_wwn_to_port_id(struct se_wwn *wwn)
+{
+	return container_of(wwn, struct srpt_port_id, wwn);
+}
+
+/**
+ * srpt_tpg_to_sport() - get the RDMA port of a TPG.
+ * @tpg: TPG created by srpt_make_tpg().
+ *
+ * Return: the port; it stays allocated while the TPG's target port exists
+ * because the target port holds a device reference.
+ */
+static struct srpt_port *srpt_tpg_to_sport(struct se_portal_group *tpg)
+{
+	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->sport;
+}
+
+/**
+ * srpt_make_tport() - configfs callback for creating a target port.
+ * @tf: fabric, unused.
+ * @group: parent configfs group, unused.
+ * @name: GUID or GID form name of an RDMA port, see srpt_lookup_port().
+ *
+ * Return: the WWN of the port's name slot, ERR_PTR(-EINVAL) if no port has
+ * that name or ERR_PTR(-EEXIST) if the slot is already in use (the same
+ * name in another spelling).
+ */
+static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct srpt_port_id *port_id;
+	struct srpt_port *sport;
+
+	sport = srpt_lookup_port(name, &port_id);
+	if (!sport) {
+		pr_info("%s: no RDMA port with this GUID (xxxx:xxxx:xxxx:xxxx) or GID (0x + 32 hex digits) at GID index 0\n",
+			name);
+		return ERR_PTR(-EINVAL);
+	}
+
+	mutex_lock(&port_id->mutex);
+	if (port_id->name[0]) {
+		mutex_unlock(&port_id->mutex);
+		srpt_sdev_put(sport->sdev);
+		return ERR_PTR(-EEXIST);
+	}
+	/* The slot is reused after rmdir: start from a clean WWN. */
+	memset(&port_id->wwn, 0, sizeof(port_id->wwn));
+	strscpy(port_id->name, name, sizeof(port_id->name));
+	mutex_unlock(&port_id->mutex);
+
+	return &port_id->wwn;
+}
+
+/**
+ * srpt_drop_tport() - configfs callback for removing a target port.
+ * @wwn: WWN returned by srpt_make_tport().
+ *
+ * Frees the name slot and drops the device reference taken by
+ * srpt_make_tport(); this may free the device and with it @wwn.
+ */
+static void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
+	struct srpt_device *sdev = port_id->sport->sdev;
+
+	mutex_lock(&port_id->mutex);
+	/* configfs removes the TPG directories before their parent. */
+	WARN_ON_ONCE(!list_empty(&port_id->tpg_list));
+	port_id->name[0] = '\0';
+	mutex_unlock(&port_id->mutex);
+
+	srpt_sdev_put(sdev);
+}
+
+/**
+ * srpt_make_tpg() - configfs callback for creating a TPG.
+ * @wwn: target port.
+ * @name: directory name; only "tpgt_1" is supported.
+ *
+ * Return: the new portal group or an ERR_PTR() on failure.
+ */
+static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
+					     const char *name)
+{
+	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
+	struct srpt_tpg *stpg;
+	int ret;
+
+	if (strcmp(name, "tpgt_1")) {
+		pr_err("%s: only tpgt_1 is supported\n", name);
+		return ERR_PTR(-EINVAL);
+	}
+
+	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
+	if (!stpg)
+		return ERR_PTR(-ENOMEM);
+	stpg->sport_id = port_id;
+
+	ret = core_tpg_register(wwn, &stpg->tpg, SCSI_PROTOCOL_SRP);
+	if (ret) {
+		kfree(stpg);
+		return ERR_PTR(ret);
+	}
+
+	mutex_lock(&port_id->mutex);
+	list_add_tail(&stpg->entry, &port_id->tpg_list);
+	mutex_unlock(&port_id->mutex);
+
+	return &stpg->tpg;
+}
+
+/**
+ * srpt_drop_tpg() - configfs callback for removing a TPG.
+ * @tpg: portal group created by srpt_make_tpg().
+ *
+ * Stops logins on the port first if the TPG is enabled.
+ */
+static void srpt_drop_tpg(struct se_portal_group *tpg)
+{
+	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
+	struct srpt_port_id *port_id = stpg->sport_id;
+	struct srpt_port *sport = srpt_tpg_to_sport(tpg);
+
+	if (tpg->enabled)
+		srpt_set_enabled(sport, false);
+
+	mutex_lock(&port_id->mutex);
+	list_del(&stpg->entry);
+	mutex_unlock(&port_id->mutex);
+
+	core_tpg_deregister(tpg);
+	kfree(stpg);
+}
+
+/**
+ * srpt_enable_tpg() - configfs callback for writing a TPG's "enable".
+ * @se_tpg: portal group.
+ * @enable: accept logins on the port if true; log every channel out if false.
+ *
+ * Return: 0 on success, -ENODEV when enabling a port of a removed device.
+ */
+static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(se_tpg);
+
+	if (enable && READ_ONCE(sport->sdev->removed))
+		return -ENODEV;
+
+	srpt_set_enabled(sport, enable);
+	return 0;
+}
+
+/**
+ * srpt_get_fabric_wwn() - get the name of a TPG's target port.
+ * @tpg: portal group.
+ *
+ * Return: the target port name as the user wrote it.
+ */
+static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
+{
+	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->name;
+}
+
+/**
+ * srpt_get_tag() - get the portal group tag of a TPG.
+ * @tpg: portal group.
+ *
+ * Return: 1; every target port has the single TPG tpgt_1.
+ */
+static u16 srpt_get_tag(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+/**
+ * srpt_check_false() - fabric callback for a feature that is off.
+ * @se_tpg: portal group.
+ *
+ * Used for demo mode (an initiator needs an ACL) and write protection.
+ *
+ * Return: 0.
+ */
+static int srpt_check_false(struct se_portal_group *se_tpg)
+{
+	return 0;
+}
+
+/**
+ * srpt_check_true() - fabric callback for a feature that is on.
+ * @se_tpg: portal group.
+ *
+ * Return: 1.
+ */
+static int srpt_check_true(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+/**
+ * srpt_tpg_get_inst_index() - get the instance index of a TPG.
+ * @se_tpg: portal group.
+ *
+ * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
+ *
+ * Return: 1.
+ */
+static __maybe_unused u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+/**
+ * srpt_sess_get_index() - get the index of a session.
+ * @se_sess: session.
+ *
+ * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
+ *
+ * Return: 0.
+ */
+static __maybe_unused u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+/**
+ * srpt_set_default_node_attrs() - set up a new node ACL.
+ * @nacl: node ACL.
+ *
+ * Nothing to do. Only older target cores require this callback, see
+ * SRPT_TFO_LEGACY_OPS().
+ */
+static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
+/**
+ * srpt_init_nodeacl() - configfs callback for creating a node ACL.
+ * @se_nacl: node ACL.
+ * @name: ACL name, see srpt_parse_acl_name().
+ *
+ * Return: 0 if @name is a valid initiator name, -EINVAL otherwise.
+ */
+static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	u8 i_port_id[16];
+	bool is_ip;
+
+	if (srpt_parse_acl_name(name, i_port_id, &is_ip)) {
+		pr_err("%s: invalid ACL name; expected an initiator port ID (0x + up to 32 hex digits, or a GUID xxxx:xxxx:xxxx:xxxx) or an IP address\n",
+		       name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * srpt_store_u32_attrib() - parse and store a numeric port attribute.
+ * @page: text written by the user.
+ * @count: length of @page.
+ * @field: attribute to update.
+ * @min: smallest accepted value.
+ * @max: largest accepted value.
+ *
+ * Return: @count on success, -EINVAL if @page is not a number in
+ * [@min, @max]; @field is then unchanged.
+ */
+static ssize_t srpt_store_u32_attrib(const char *page, size_t count,
+				     u32 *field, u32 min, u32 max)
+{
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || val < min || val > max)
+		return -EINVAL;
+
+	/* Logins read the attributes without the configfs locks. */
+	WRITE_ONCE(*field, val);
+	return count;
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rdma_size_show() - show srp_max_rdma_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: output buffer.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
+						      char *page)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rdma_size);
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rdma_size_store() - set srp_max_rdma_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: new value.
+ * @count: length of @page.
+ *
+ * Return: @count on success, -EINVAL for a value out of range.
+ */
+static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
+						       const char *page,
+						       size_t count)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return srpt_store_u32_attrib(page, count,
+				     &sport->port_attrib.srp_max_rdma_size,
+				     SRPT_MAX_RDMA_SIZE_MIN,
+				     SRPT_MAX_RDMA_SIZE_MAX);
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rsp_size_show() - show srp_max_rsp_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: output buffer.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
+						     char *page)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rsp_size);
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rsp_size_store() - set srp_max_rsp_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: new value.
+ * @count: length of @page.
+ *
+ * Return: @count on success, -EINVAL for a value out of range.
+ */
+static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return srpt_store_u32_attrib(page, count,
+				     &sport->port_attrib.srp_max_rsp_size,
+				     SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+}
+
+/**
+ * srpt_tpg_attrib_srp_sq_size_show() - show srp_sq_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: output buffer.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
+						char *page)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_sq_size);
+}
+
+/**
+ * srpt_tpg_attrib_srp_sq_size_store() - set srp_sq_size.
+ * @item: the TPG's attrib configfs group.
+ * @page: new value.
+ * @count: length of @page.
+ *
+ * Return: @count on success, -EINVAL for a value out of range.
+ */
+static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return srpt_store_u32_attrib(page, count,
+				     &sport->port_attrib.srp_sq_size,
+				     SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
+}
+
+/**
+ * srpt_tpg_attrib_use_srq_show() - show use_srq.
+ * @item: the TPG's attrib configfs group.
+ * @page: output buffer.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
+					    char *page)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", sport->port_attrib.use_srq);
+}
+
+/**
+ * srpt_tpg_attrib_use_srq_store() - set use_srq.
+ * @item: the TPG's attrib configfs group.
+ * @page: a boolean, see kstrtobool().
+ * @count: length of @page.
+ *
+ * Switches the port's device to or from its shared receive queue; its
+ * channels are logged out by srpt_port_set_use_srq().
+ *
+ * Return: @count on success, -EINVAL for a value that is not a boolean or
+ * the error of srpt_port_set_use_srq().
+ */
+static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	bool use_srq;
+	int ret;
+
+	if (kstrtobool(page, &use_srq))
+		return -EINVAL;
+
+	ret = srpt_port_set_use_srq(sport, use_srq);
+	if (ret)
+		return ret;
+
+	WRITE_ONCE(sport->port_attrib.use_srq, use_srq);
+	return count;
+}
+
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rdma_size);
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rsp_size);
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_sq_size);
+CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);
+
+static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_use_srq,
+	NULL,
+};
+
+/**
+ * srpt_rdma_cm_port_show() - show the RDMA/CM listener port.
+ * @item: the fabric's discovery_auth configfs group, unused.
+ * @page: output buffer.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(srpt_rdma_cm_port));
+}
+
+/**
+ * srpt_rdma_cm_port_store() - move, create or remove the RDMA/CM listener.
+ * @item: the fabric's discovery_auth configfs group, unused.
+ * @page: TCP-style port number; 0 removes the listener.
+ * @count: length of @page.
+ *
+ * Return: @count on success, -EINVAL for a value that is not a port number
+ * or the error of srpt_rdma_cm_listen().
+ */
+static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	u16 port;
+	int ret;
+
+	if (kstrtou16(page, 0, &port))
+		return -EINVAL;
+
+	ret = srpt_rdma_cm_listen(port);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_, rdma_cm_port);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_attr_rdma_cm_port,
+	NULL,
+};
+
+/**
+ * srpt_nacl_info_show() - describe the sessions of a node ACL.
+ * @item: the ACL's configfs group.
+ * @page: output buffer.
+ *
+ * rtslib (targetcli "sessions") parses this text: it expects the iSCSI-like
+ * keys below and sees the channels of the ACL as one session whose
+ * connections are the channels.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	static const char * const ch_state_name[] = {
+		[CH_CONNECTING]		= "CONNECTING",
+		[CH_LIVE]		= "LIVE",
+		[CH_DISCONNECTING]	= "DISCONNECTING",
+		[CH_DRAINING]		= "DRAINING",
+		[CH_DISCONNECTED]	= "DISCONNECTED",
+	};
+	struct se_node_acl *se_nacl = acl_to_nacl(item);
+	struct srpt_rdma_ch *ch, *first = NULL;
+	bool live = false, connecting = false;
+	unsigned int n_ch = 0, cid = 0;
+	struct se_session *se_sess;
+	enum rdma_ch_state state;
+	unsigned long flags;
+	ssize_t len = 0;
+
+	/*
+	 * A channel deregisters its session, which takes it off this list
+	 * under nacl_sess_lock, before it is freed.
+	 */
+	spin_lock_irqsave(&se_nacl->nacl_sess_lock, flags);
+	list_for_each_entry(se_sess, &se_nacl->acl_sess_list, sess_acl_list) {
+		ch = srpt_sess_to_ch(se_sess);
+		if (!ch)
+			continue;
+		if (!first)
+			first = ch;
+		n_ch++;
+		state = READ_ONCE(ch->state);
+		live |= state == CH_LIVE;
+		connecting |= state == CH_CONNECTING;
+	}
+
+	if (!first) {
+		len = sysfs_emit(page, "No active SRP session\n");
+		goto unlock;
+	}
+
+	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
+			     se_nacl->initiatorname);
+	len += sysfs_emit_at(page, len, "InitiatorAlias: %s\n",
+			     first->sess_name);
+	/* The QP number is unique per HCA and stable for the session. */
+	len += sysfs_emit_at(page, len, "LIO Session ID: %u  SessionType: Normal\n",
+			     first->qp ? first->qp->qp_num : 0);
+	len += sysfs_emit_at(page, len, "Session State: TARG_SESS_STATE_%s\n",
+			     live ? "LOGGED_IN" :
+			     connecting ? "IN_LOGIN" : "IN_LOGOUT");
+	len += sysfs_emit_at(page, len, "Channels: %u\n", n_ch);
+
+	list_for_each_entry(se_sess, &se_nacl->acl_sess_list, sess_acl_list) {
+		ch = srpt_sess_to_ch(se_sess);
+		if (!ch)
+			continue;
+		state = READ_ONCE(ch->state);
+		len += sysfs_emit_at(page, len,
+				     "CID: %u  Connection State: TARG_CONN_STATE_%s\n",
+				     cid++, state < ARRAY_SIZE(ch_state_name) ?
+				     ch_state_name[state] : "UNKNOWN");
+		len += sysfs_emit_at(page, len, "   Address %s %s\n",
+				     ch->sess_name,
+				     ch->using_rdma_cm ? "RDMA_CM" : "IB_CM");
+		if (ch->nexus)
+			len += sysfs_emit_at(page, len,
+					     "   Initiator port ID: 0x%16phN\n",
+					     ch->nexus->i_port_id);
+	}
+
+unlock:
+	spin_unlock_irqrestore(&se_nacl->nacl_sess_lock, flags);
+	return len;
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
+static struct configfs_attribute *srpt_nacl_attrs[] = {
+	&srpt_nacl_attr_info,
+	NULL,
+};
+
+static const struct target_core_fabric_ops srpt_template = {
+	.module				= THIS_MODULE,
+	.fabric_name			= "srpt",
+	.tpg_get_wwn			= srpt_get_fabric_wwn,
+	.tpg_get_tag			= srpt_get_tag,
+	.tpg_check_demo_mode		= srpt_check_false,
+	.tpg_check_demo_mode_cache	= srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_false,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	SRPT_TFO_LEGACY_OPS(srpt)
+	.check_stop_free		= srpt_check_stop_free,
+	.release_cmd			= srpt_release_cmd,
+	.close_session			= srpt_close_session,
+	.write_pending			= srpt_write_pending,
+	.get_cmd_state			= srpt_get_tcm_cmd_state,
+	.queue_data_in			= srpt_queue_data_in,
+	.queue_status			= srpt_queue_status,
+	.queue_tm_rsp			= srpt_queue_tm_rsp,
+	.aborted_task			= srpt_aborted_task,
+	.fabric_make_wwn		= srpt_make_tport,
+	.fabric_drop_wwn		= srpt_drop_tport,
+	.fabric_make_tpg		= srpt_make_tpg,
+	.fabric_enable_tpg		= srpt_enable_tpg,
+	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_init_nodeacl		= srpt_init_nodeacl,
+	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,
+	SRPT_TFO_SUBMIT_OPS
+};
+
+/**
+ * srpt_init_module() - kernel module initialization.
+ *
+ * Checks the module parameters, then registers the LIO fabric and the
+ * ib_client (which adds every present HCA).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int __init srpt_init_module(void)
+{
+	int ret;
+
+	if (srp_max_req_size < SRP_MAX_REQ_SIZE_MIN || srp_max_req_size > 65536) {
+		pr_err("srp_max_req_size %u out of range %u..65536\n",
+		       srp_max_req_size, SRP_MAX_REQ_SIZE_MIN);
+		return -EINVAL;
+	}
+	if (srpt_srq_size < SRPT_SRQ_SIZE_MIN || srpt_srq_size > SRPT_SRQ_SIZE_MAX) {
+		pr_err("srpt_srq_size %d out of range %d..%d\n", srpt_srq_size,
+		       SRPT_SRQ_SIZE_MIN, SRPT_SRQ_SIZE_MAX);
+		return -EINVAL;
+	}
+
+	srpt_wq = alloc_workqueue("srpt", WQ_MEM_RECLAIM, 0);
+	if (!srpt_wq)
+		return -ENOMEM;
+
+	ret = target_register_template(&srpt_template);
+	if (ret)
+		goto err_wq;
+
+	ret = ib_register_client(&srpt_client);
+	if (ret) {
+		pr_err("ib_register_client() failed: %d\n", ret);
+		goto err_template;
+	}
+	return 0;
+
+err_template:
+	target_unregister_template(&srpt_template);
+err_wq:
+	destroy_workqueue(srpt_wq);
+	return ret;
+}
+
+/**
+ * srpt_cleanup_module() - kernel module unload.
+ *
+ * LIO keeps the module pinned while configfs objects exist, so by now every
+ * target port is gone; the listener goes first so no login races the
+ * removal of the devices.
+ */
+static void __exit srpt_cleanup_module(void)
+{
+	srpt_rdma_cm_listen(0);
+	ib_unregister_client(&srpt_client);
+	target_unregister_template(&srpt_template);
+	destroy_workqueue(srpt_wq);
+}
+
+module_init(srpt_init_module);
+module_exit(srpt_cleanup_module);
+
+#if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
+#include "kunit/ib_srpt_test.c"
+#endif

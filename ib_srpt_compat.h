@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel version differences, all in one place. The driver is written
+ * against the newest API; older kernels are shimmed here.
+ */
+#ifndef IB_SRPT_COMPAT_H
+#define IB_SRPT_COMPAT_H
+
+#include <linux/version.h>
+
+/*
+ * target_submit() returns an error code since 6.5 (it used to be void);
+ * a non-zero return means the command was already completed with sense.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#define srpt_target_submit(cmd) ({ target_submit(cmd); 0; })
+#else
+#define srpt_target_submit(cmd) target_submit(cmd)
+#endif
+
+/*
+ * Since 6.10 a fabric states how commands reach the backend; earlier kernels
+ * always submitted from the caller's context.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define SRPT_TFO_SUBMIT_OPS				\
+	.direct_submit_supp	= 1,			\
+	.default_submit_type	= TARGET_DIRECT_SUBMIT,
+#else
+#define SRPT_TFO_SUBMIT_OPS
+#endif
+
+/*
+ * Callbacks that older target cores call unconditionally and newer ones
+ * dropped from struct target_core_fabric_ops (6.14).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#define SRPT_TFO_LEGACY_OPS(pfx)					\
+	.tpg_get_inst_index		= pfx##_tpg_get_inst_index,	\
+	.sess_get_index			= pfx##_sess_get_index,		\
+	.set_default_node_attributes	= pfx##_set_default_node_attrs,
+#define SRPT_NEED_LEGACY_OPS 1
+#else
+#define SRPT_TFO_LEGACY_OPS(pfx)
+#define SRPT_NEED_LEGACY_OPS 0
+#endif
+
+#endif /* IB_SRPT_COMPAT_H */
