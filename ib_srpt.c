@@ -1675,8 +1675,8 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	cmd->tag = srp_cmd->tag;
 
 	if (bad) {
-		transport_send_check_condition_and_sense(cmd,
-				TCM_INVALID_FIELD_IN_COMMAND_IU, 0);
+		transport_send_check_condition_and_sense(cmd, TCM_INVALID_FIELD_IN_COMMAND_IU,
+							 0);
 		target_put_sess_cmd(cmd);
 		return;
 	}
@@ -1964,9 +1964,8 @@ static int srpt_queue_response(struct se_cmd *cmd)
 	}
 
 	if (tmr)
-		len = srpt_build_tskmgmt_rsp(ch,
-				srpt_tmr_rsp_code(cmd->se_tmr_req->response),
-				ioctx, ioctx->tag);
+		len = srpt_build_tskmgmt_rsp(ch, srpt_tmr_rsp_code(cmd->se_tmr_req->response),
+					     ioctx, ioctx->tag);
 	else
 		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
 					 cmd->scsi_status);

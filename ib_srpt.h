@@ -269,7 +269,6 @@ struct srpt_rw_ctx {
  * @rbufs: remote buffer descriptors, inside the held receive IU.
  * @n_rbufs: number of entries in @rbufs.
  * @imm_data: the data-out buffer arrived inside the IU.
- * @tmf_lun: LUN addressed by a task management request.
  * @sense_data: sense buffer handed to LIO.
  */
 struct srpt_send_ioctx {
@@ -282,7 +281,7 @@ struct srpt_send_ioctx {
 	struct ib_cqe		rdma_cqe;
 	struct scatterlist	imm_sg;
 	struct list_head	free_list;
-	spinlock_t		state_lock;
+	spinlock_t		state_lock;	/* protects @state */
 	enum srpt_command_state	state;
 	struct se_cmd		cmd;
 	u32			n_rdma;
@@ -362,7 +361,7 @@ struct srpt_rdma_ch {
 	atomic_t		req_lim;
 	atomic_t		req_lim_delta;
 	u16			imm_data_offset;
-	spinlock_t		spinlock;
+	spinlock_t		spinlock;	/* see kernel-doc above */
 	enum rdma_ch_state	state;
 	bool			using_rdma_cm;
 	bool			processing_wait_list;
@@ -440,7 +439,7 @@ struct srpt_tpg {
  */
 struct srpt_port_id {
 	struct srpt_port	*sport;
-	struct mutex		mutex;
+	struct mutex		mutex;		/* protects @tpg_list */
 	struct list_head	tpg_list;
 	struct se_wwn		wwn;
 	char			name[64];
@@ -484,7 +483,7 @@ struct srpt_port {
 	struct srpt_port_attrib	port_attrib;
 	atomic_t		refcount;
 	wait_queue_head_t	freed_channels;
-	struct mutex		mutex;
+	struct mutex		mutex;		/* protects @nexus_list */
 	struct list_head	nexus_list;
 	char			port_guid[24];
 	char			port_gid[64];
@@ -516,7 +515,7 @@ struct srpt_device {
 	struct ib_srq		*srq;
 	struct ib_cm_id		*cm_id;
 	int			srq_size;
-	struct mutex		sdev_mutex;
+	struct mutex		sdev_mutex;	/* use_srq, SRQ, removal */
 	bool			use_srq;
 	bool			removed;
 	struct srpt_recv_ioctx	**ioctx_ring;
