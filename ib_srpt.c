@@ -280,7 +280,7 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
- * srpt_qp_event() - QP event callback function.
+ * srpt_qp_event() - QP event callback function
  * @event: Description of the event that occurred.
  * @ptr: SRPT RDMA channel.
  *
@@ -1115,7 +1115,7 @@ static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_err() - sets the channel queue pair state to 'error'.
+ * srpt_ch_qp_err() - sets the channel queue pair state to 'error'
  * @ch: the SRPT RDMA channel.
  *
  * Return: 0 or the ib_modify_qp() error.
