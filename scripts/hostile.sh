@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make hostile`: build the hostile SRP initiator (tests/hostile/), boot the
+# test guest (scripts/vm.sh) with the target module, run every hostile case
+# and fault scenario while a Linux ib_srp initiator does fio verify I/O, and
+# print the summary. Last line: "N passed, N failed"; non-zero on failure.
+#
+# Environment: KVER=6.1|6.12 (default 6.12), MODULE=ours|distro (default
+# ours), CACHE (default /var/cache/ib_srpt), HOSTILE_CASES=a,b,c (default
+# all), HOSTILE_FAULTS=0 to skip the fault scripts, HOSTILE_TIMEOUT=per-case
+# seconds (default 120), VM_TIMEOUT=whole-guest seconds (default 2400).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+KVER=${KVER:-6.12}
+MODULE=${MODULE:-ours}
+CACHE=${CACHE:-/var/cache/ib_srpt}
+VM_TIMEOUT=${VM_TIMEOUT:-2400}
+tool_dir=$CACHE/hostile
+out=$CACHE/hostile-out/$KVER-$MODULE
+
+say() { echo "hostile: $*" >&2; }
+
+"$REPO/scripts/deps.sh" vm || { say "dependency setup failed"; echo "0 passed, 1 failed"; exit 1; }
+mkdir -p "$tool_dir"
+if ! make -s -C "$REPO/tests/hostile" O="$tool_dir" >&2; then
+	say "building the tool failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+ko=
+if [ "$MODULE" = ours ]; then
+	ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}
+	if [ ! -r "$ko" ]; then
+		say "no module at $ko: run 'make module KVER=$KVER' first"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+
+# One guest boot per run of cases; when a case leaves the target broken
+# (oops, or a fresh login no longer works) the guest stops and reports the
+# cases it did not run, and the next boot starts with those.
+MAX_BOOTS=${HOSTILE_MAX_BOOTS:-12}
+cases=${HOSTILE_CASES:-all}
+t0=$(date +%s)
+rm -rf "$out"
+mkdir -p "$out"
+boot=0 vmrc_any=0
+while :; do
+	boot=$((boot + 1))
+	bout=$out/boot$boot
+	args=(--kver "$KVER" --module "$MODULE" --run "$REPO/tests/hostile/run-guest.sh"
+	      --out "$bout" --timeout "$VM_TIMEOUT" --quiet
+	      --env "HOSTILE=$tool_dir/hostile"
+	      --env "HOSTILE_CASES=$cases"
+	      --env "HOSTILE_FAULTS=${HOSTILE_FAULTS:-1}"
+	      --env "HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-120}"
+	      --env "HOSTILE_RESTART=$([ "$boot" -lt "$MAX_BOOTS" ] && echo 1 || echo 0)")
+	[ -n "$ko" ] && args+=(--ko "$ko")
+	say "boot $boot: cases $cases"
+	"$REPO/scripts/vm.sh" "${args[@]}" >&2
+	rc=$?
+	[ "$rc" != 0 ] && vmrc_any=$rc
+	cat "$bout/guest.log" >>"$out/guest.log" 2>/dev/null
+	[ -s "$bout/splat.txt" ] && cat "$bout/splat.txt" >>"$out/splat.txt"
+	if [ -s "$bout/remaining" ] && [ "$boot" -lt "$MAX_BOOTS" ]; then
+		cases=$(cat "$bout/remaining")
+		continue
+	fi
+	if ! grep -qaE '^[0-9]+ passed, [0-9]+ failed$' "$bout/guest.log" 2>/dev/null; then
+		say "boot $boot produced no summary (vm.sh status $rc); see $bout/console.log"
+		tail -n 20 "$bout/console.log" 2>/dev/null | sed 's/^/    /' >&2
+		echo "0 passed, 1 failed" >>"$out/guest.log"
+	fi
+	break
+done
+secs=$(( $(date +%s) - t0 ))
+
+log=$out/guest.log
+echo "== hostile: KVER=$KVER MODULE=$MODULE, $boot boot(s), ${secs}s, results in $out"
+grep -aE '^(PASS|FAIL) |^    dmesg: |^  [a-z_0-9]+: |^## hostile: target broken' "$log" | sed 's/^## //'
+p=0 f=0 v=0 w=0
+while read -r a _ b _; do p=$((p + a)); f=$((f + b)); done < <(grep -aE '^[0-9]+ passed, [0-9]+ failed$' "$log")
+while read -r x; do v=$((v + x)); done < <(grep -aoE '^## hostile: verify errors [0-9]+' "$log" | awk '{print $NF}')
+while read -r x; do w=$((w + x)); done < <(grep -aoE '^## hostile: kernel warnings [0-9]+' "$log" | awk '{print $NF}')
+splats=0
+[ -s "$out/splat.txt" ] && splats=$(sort -u "$out/splat.txt" | wc -l)
+echo "hostile: cases run $((p + f)), passed $p, failed $f"
+echo "hostile: kernel warnings seen $w (vm.sh splat lines: $splats)"
+echo "hostile: fio verify errors $v"
+[ "$splats" -gt 0 ] && sort -u "$out/splat.txt" | head -n 10 | sed 's/^/    /'
+if [ "$vmrc_any" != 0 ] && [ "$f" = 0 ]; then
+	say "vm.sh reported status $vmrc_any"
+	f=1
+fi
+echo "$p passed, $f failed"
+[ "$f" = 0 ]

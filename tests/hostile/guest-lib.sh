@@ -1,0 +1,323 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers for the hostile-initiator guest runner and its fault scripts.
+# Sourced; the state of a set-up guest is kept in /tmp/hostile.env so that
+# tests/hostile/faults/*.sh can source this file and find it.
+#
+#   h_setup             soft-RoCE, target module, LUNs, ACLs, RDMA/CM port,
+#                       Linux ib_srp initiator on lun_0 ($H_DISK)
+#   h_fio_start/stop    background fio verify=crc32c loop on $H_DISK;
+#                       stop sets H_FIO_PASSES H_VERIFY_ERRORS H_IO_ERRORS
+#   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
+#   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
+#   h_srp_login/h_srp_logout   (re)connect the Linux initiator
+#   h_sessions_closed   all channels gone (prints why not)
+#   h_teardown          remove the configuration, rmmod, slab check
+
+H_STATE=/tmp/hostile.env
+H_CFG=/sys/kernel/config/target
+H_ADDR=${H_ADDR:-fd00::1}
+H_PORT=5555
+# Initiator port IDs: "hostile\0" || 1 for the tool, initiator_ext "fio\0..."
+# for the Linux ib_srp initiator (its port ID ends in the GID's interface ID).
+H_IPORT=686f7374696c65000000000000000001
+H_FIO_EXT=66696f0000000000
+[ -f "$H_STATE" ] && . "$H_STATE"
+
+h_log() { echo "## hostile: $*"; }
+
+H_SPLAT='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|hung_task)'
+
+h_dmesg_mark() {
+	local id
+	id=$(( $(cat /tmp/hostile.mark 2>/dev/null || echo 0) + 1 ))
+	echo "$id" >/tmp/hostile.mark
+	echo "hostile-mark $id: $*" >/dev/kmsg
+	echo "$id"
+}
+
+h_splats_since() {
+	if [ "$1" = 0 ]; then
+		dmesg
+	else
+		dmesg | sed -n "/hostile-mark $1:/,\$p"
+	fi | grep -aE "$H_SPLAT" || true
+}
+
+h_save() {
+	{
+		for v in H_GUID H_G16 H_WWN H_TPG H_DISK H_ADDR; do
+			printf "%s=%q\n" "$v" "${!v:-}"
+		done
+	} >"$H_STATE"
+}
+
+h_wait() {	# h_wait SECONDS CMD...: poll until CMD succeeds
+	local n=$(( $1 * 5 ))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+
+h_port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; }
+
+h_rxe_up() {
+	modprobe -a veth rdma_rxe crc32_generic 2>/dev/null || modprobe -a veth rdma_rxe || return 1
+	if ! ip link show v0 >/dev/null 2>&1; then
+		ip link add v0 type veth peer name v1 || return 1
+	fi
+	ip link set v0 up && ip link set v1 up || return 1
+	ip -6 addr add "$H_ADDR/64" dev v0 nodad 2>/dev/null
+	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev v0 || return 1
+	h_wait 30 h_port_active || { echo "rxe0 port not ACTIVE"; return 1; }
+}
+
+h_load_target() {
+	modprobe -a configfs target_core_mod ib_core ib_cm iw_cm rdma_cm || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+	if [ "$MODULE" = ours ]; then
+		[ -r "$KO" ] || { echo "no module at $KO"; return 1; }
+		insmod "$KO" || return 1
+	else
+		modprobe ib_srpt || return 1
+	fi
+	h_wait 10 test -d /sys/module/ib_srpt || return 1
+}
+
+h_rd() {	# h_rd NAME MiB: a ramdisk backstore
+	local d=$H_CFG/core/rd_mcp_0/$1
+	mkdir -p "$d" || return 1
+	echo "rd_pages=$(( $2 * 256 ))" >"$d/control" || return 1
+	echo 1 >"$d/enable"
+}
+
+h_acl() {	# h_acl NAME TPG_LUN: ACL whose LUN 0 is the TPG's lun_N
+	local a=$H_TPG/acls/$1
+	mkdir -p "$a/lun_0" || return 1
+	[ -L "$a/lun_0/map" ] || ln -s "$H_TPG/lun/lun_$2" "$a/lun_0/map"
+}
+
+h_configure() {
+	local gid0 id
+	mkdir -p "$H_CFG/srpt" 2>/dev/null
+	gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
+	H_WWN=0x$(echo "$gid0" | tr -d :)
+	H_TPG=$H_CFG/srpt/$H_WWN/tpgt_1
+	mkdir -p "$H_TPG" || { echo "cannot create $H_TPG"; return 1; }
+	h_rd fio_rd 64 && h_rd hostile_rd 16 || { echo "cannot create ramdisks"; return 1; }
+	mkdir -p "$H_TPG/lun/lun_0" "$H_TPG/lun/lun_1" || return 1
+	[ -L "$H_TPG/lun/lun_0/fio_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/fio_rd" "$H_TPG/lun/lun_0/fio_rd"
+	[ -L "$H_TPG/lun/lun_1/hostile_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_1/hostile_rd"
+	h_acl "0x$H_IPORT" 1 || { echo "cannot create the hostile ACL"; return 1; }
+	# The Linux initiator: initiator_ext || interface ID of a GID (index 0 is
+	# the one used; cover every populated GID to be independent of that).
+	for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		id=$(tr -d : <"$g" 2>/dev/null | cut -c17-32)
+		[ -n "$id" ] && [ "$id" != 0000000000000000 ] || continue
+		h_acl "0x$H_FIO_EXT$id" 0 || { echo "cannot create ACL 0x$H_FIO_EXT$id"; return 1; }
+	done
+	echo "$H_PORT" >"$H_CFG/srpt/discovery_auth/rdma_cm_port" || { echo "cannot set rdma_cm_port"; return 1; }
+	echo 1 >"$H_TPG/enable" || { echo "cannot enable the TPG"; return 1; }
+}
+
+h_srp_disk() {	# the sd disk behind ib_srp, if any
+	local h d
+	for h in /sys/class/scsi_host/host*; do
+		grep -q ib_srp "$h/proc_name" 2>/dev/null || continue
+		for d in /sys/block/sd*; do
+			[ -e "$d" ] || continue
+			readlink -f "$d" | grep -q "/$(basename "$h")/" && { echo "/dev/$(basename "$d")"; return 0; }
+		done
+	done
+	return 1
+}
+
+h_srp_login() {
+	modprobe -a sd_mod ib_srp || return 1
+	h_wait 10 test -e /sys/class/infiniband_srp/srp-rxe0-1/add_target || return 1
+	echo "id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$H_PORT,initiator_ext=$H_FIO_EXT" \
+		>/sys/class/infiniband_srp/srp-rxe0-1/add_target || { echo "ib_srp add_target failed"; return 1; }
+	h_wait 30 h_srp_disk >/dev/null || { echo "no disk from ib_srp"; return 1; }
+	H_DISK=$(h_srp_disk)
+	h_save
+}
+
+h_srp_logout() {
+	local p
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 >"$p/delete"
+	done
+	h_wait 30 eval '! ls -d /sys/class/srp_remote_ports/port-* >/dev/null 2>&1'
+}
+
+h_setup() {
+	h_rxe_up || { echo "soft-RoCE setup failed"; return 1; }
+	h_load_target || { echo "loading the target ($MODULE) failed"; return 1; }
+	H_GUID=$(cat /sys/class/infiniband/rxe0/node_guid)
+	H_G16=$(echo "$H_GUID" | tr -d :)
+	h_configure || return 1
+	h_save
+	h_srp_login || return 1
+}
+
+# ---- fio verify loop ----
+# Each pass writes 16 MiB at random with crc32c headers and reads it back.
+# Fault scripts bracket deliberate disruptions with h_disrupt_begin/end:
+# failed passes overlapping one are not counted as I/O errors (verify
+# errors always count).
+H_FIO_DIR=/tmp/hostile-fio
+h_fio_start() {
+	rm -rf "$H_FIO_DIR"; mkdir -p "$H_FIO_DIR"
+	(
+		n=0
+		while [ ! -e "$H_FIO_DIR/stop" ]; do
+			d=$(h_srp_disk)
+			if [ -z "$d" ]; then sleep 1; continue; fi
+			n=$((n + 1))
+			t0=$(date +%s)
+			fio --name=verify --filename="$d" --rw=randwrite --bs=4k \
+				--size=16M --offset=$(( (n % 3) * 16 ))M --ioengine=libaio \
+				--iodepth=8 --direct=1 --verify=crc32c --verify_fatal=0 \
+				--randrepeat=0 >"$H_FIO_DIR/out.$n" 2>&1
+			echo $? >"$H_FIO_DIR/rc.$n"
+			echo "$t0 $(date +%s)" >"$H_FIO_DIR/t.$n"
+		done
+	) </dev/null >/dev/null 2>&1 &
+	echo $! >"$H_FIO_DIR/pid"
+}
+
+h_disrupt_begin() { date +%s >"$H_FIO_DIR/disrupt.now"; }
+h_disrupt_end() {
+	# 5 s of slack: the initiator notices late.
+	[ -e "$H_FIO_DIR/disrupt.now" ] || return 0
+	echo "$(cat "$H_FIO_DIR/disrupt.now") $(( $(date +%s) + 5 ))" >>"$H_FIO_DIR/disrupt"
+	rm -f "$H_FIO_DIR/disrupt.now"
+}
+
+h_pass_disrupted() {	# h_pass_disrupted N
+	local s e a b
+	read -r s e <"$H_FIO_DIR/t.$1" || return 1
+	[ -e "$H_FIO_DIR/disrupt.now" ] && return 0
+	[ -e "$H_FIO_DIR/disrupt" ] || return 1
+	while read -r a b; do
+		[ "$a" -le "$e" ] && [ "$b" -ge "$s" ] && return 0
+	done <"$H_FIO_DIR/disrupt"
+	return 1
+}
+
+h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be killed
+	local pid n=0 f rc v o k max=${1:-240}
+	pid=$(cat "$H_FIO_DIR/pid" 2>/dev/null)
+	touch "$H_FIO_DIR/stop"
+	H_FIO_HUNG=0
+	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $n -lt "$max" ]; do
+		sleep 1; n=$((n + 1))
+	done
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		echo "fio did not finish its pass within $max s: killing it"
+		H_FIO_HUNG=1
+		pkill -9 -P "$pid"; kill -9 "$pid"
+	fi
+	H_FIO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0
+	for f in "$H_FIO_DIR"/rc.*; do
+		[ -e "$f" ] || continue
+		k=${f##*.}
+		H_FIO_PASSES=$((H_FIO_PASSES + 1))
+		rc=$(cat "$f")
+		o=$H_FIO_DIR/out.$k
+		v=$(grep -acE 'verify failed|bad magic|bad header|verify: bad' "$o")
+		H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
+		[ "$rc" = 0 ] && continue
+		if [ "$v" = 0 ] && h_pass_disrupted "$k"; then
+			echo "fio pass $k failed during a deliberate disruption (not counted)"
+			continue
+		fi
+		[ "$v" = 0 ] && H_IO_ERRORS=$((H_IO_ERRORS + 1))
+		echo "fio pass $k exit $rc:"
+		grep -aE 'err=|error|verify' "$o" | head -n 5 | sed 's/^/    /'
+	done
+}
+
+# ---- sessions and teardown ----
+h_rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC' || true; }
+h_cm_ids() { rdma resource show cm_id 2>/dev/null | grep -v 'state LISTEN' | grep -c 'cm-idn' || true; }
+
+h_no_channels() { [ "$(h_rc_qps)" = 0 ] && [ "$(h_cm_ids)" = 0 ]; }
+
+h_sessions_closed() {
+	local a
+	h_srp_logout || echo "ib_srp did not log out within 30 s"
+	if ! h_wait 90 h_no_channels; then
+		echo "after 90 s: $(h_rc_qps) RC QPs and $(h_cm_ids) connected CM IDs remain"
+		rdma resource show qp | grep 'type RC' | head -n 5
+		rdma resource show cm_id | grep -v 'state LISTEN' | head -n 5
+		return 1
+	fi
+	if [ -n "$(cat "$H_TPG/dynamic_sessions" 2>/dev/null)" ]; then
+		echo "dynamic_sessions not empty: $(cat "$H_TPG/dynamic_sessions")"
+		return 1
+	fi
+	for a in "$H_TPG"/acls/*/info; do
+		[ -r "$a" ] && echo "  $(basename "$(dirname "$a")") info: $(head -c 200 "$a" | tr '\n' ' ')"
+	done >&2
+	return 0
+}
+
+h_unconfigure() {
+	local a l
+	[ -n "${H_TPG:-}" ] && [ -d "$H_TPG" ] || return 0
+	echo 0 >"$H_TPG/enable" 2>/dev/null
+	for a in "$H_TPG"/acls/*; do
+		[ -d "$a" ] || continue
+		for l in "$a"/lun_*; do
+			[ -d "$l" ] || continue
+			find "$l" -maxdepth 1 -type l -delete
+			rmdir "$l"
+		done
+		rmdir "$a"
+	done
+	for l in "$H_TPG"/lun/lun_*; do
+		[ -d "$l" ] || continue
+		find "$l" -maxdepth 1 -type l -delete
+		rmdir "$l"
+	done
+	rmdir "$H_TPG" && rmdir "$(dirname "$H_TPG")" || return 1
+	rmdir "$H_CFG"/core/rd_mcp_0/* 2>/dev/null
+	rmdir "$H_CFG"/core/rd_mcp_0 2>/dev/null
+	return 0
+}
+
+h_bounded() {	# h_bounded SECONDS CMD...: run CMD, give up (leave it) if it hangs
+	local max=$1 pid n=0
+	shift
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $n -ge $((max * 5)) ]; then
+			echo "'$*' still running after $max s (hung: $(cat /proc/$pid/wchan 2>/dev/null))"
+			return 124
+		fi
+		sleep 0.2; n=$((n + 1))
+	done
+	wait "$pid"
+}
+
+h_teardown() {
+	local s
+	h_bounded 60 h_srp_logout >/dev/null 2>&1
+	h_bounded 60 modprobe -r ib_srp 2>/dev/null
+	h_bounded 120 h_unconfigure || { echo "could not remove the configfs tree"; return 1; }
+	rmdir "$H_CFG/srpt" 2>/dev/null
+	if ! h_bounded 120 rmmod ib_srpt; then
+		echo "rmmod ib_srpt failed or hung: $(grep -E '^ib_srpt' /proc/modules)"
+		return 1
+	fi
+	s=$( (grep -i srpt /proc/slabinfo 2>/dev/null; ls /sys/kernel/slab 2>/dev/null | grep -i srpt) | head -n 5)
+	[ -z "$s" ] || { echo "slab caches left after rmmod: $s"; return 1; }
+	return 0
+}

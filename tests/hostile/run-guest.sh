@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of `make hostile` (run by scripts/vm.sh inside the test guest).
+# Sets up soft-RoCE and the SRP target (ours or the distro's ib_srpt), two
+# LUNs: lun_0 for a well-behaved Linux ib_srp initiator that runs fio
+# verify=crc32c the whole time, lun_1 for the hostile initiator (its ACL maps
+# it as LUN 0). Runs every hostile case (dmesg checked after each), the fault
+# scripts in tests/hostile/faults/, then checks sessions, unload and slabs.
+#
+# Environment (from vm.env): REPO MODULE KO OUT; HOSTILE = path of the
+# built tool; HOSTILE_CASES = comma list (default all); HOSTILE_FAULTS = 0
+# to skip the fault scripts; HOSTILE_TIMEOUT = per-case seconds.
+set -uo pipefail
+
+HDIR=$REPO/tests/hostile
+HOSTILE=${HOSTILE:-/var/cache/ib_srpt/hostile/hostile}
+CASE_TIMEOUT=${HOSTILE_TIMEOUT:-120}
+. "$HDIR/guest-lib.sh"
+
+pass=0 fail=0 warnings=0
+result() {	# result PASS|FAIL name [why]
+	if [ "$1" = PASS ]; then
+		pass=$((pass + 1)); echo "PASS $2"
+	else
+		fail=$((fail + 1)); echo "FAIL $2: $3"
+	fi
+}
+
+echo "## hostile: kernel $(uname -r), module $MODULE"
+t_start=$(date +%s)
+if ! h_setup; then
+	echo "## hostile: setup failed"
+	dmesg | tail -n 40
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+echo "## hostile: setup done in $(( $(date +%s) - t_start ))s (target GUID $H_GUID, fio on $H_DISK)"
+
+h_fio_start
+
+# ---- the hostile initiator's cases, one tool run per case ----
+cases=$("$HOSTILE" -l | awk '{print $1}')
+if [ -n "${HOSTILE_CASES:-}" ] && [ "$HOSTILE_CASES" != all ]; then
+	cases=$(echo "$HOSTILE_CASES" | tr ',' '\n')
+fi
+dead=
+remaining=
+for c in $cases; do
+	if [ -n "$dead" ]; then
+		remaining+="$c,"
+		continue
+	fi
+	mark=$(h_dmesg_mark "case $c")
+	out=$(timeout -k 5 $((CASE_TIMEOUT + 60)) "$HOSTILE" -a "$H_ADDR" -p 5555 -g "$H_GUID" \
+		-I "$H_IPORT" -c "$c" -t "$CASE_TIMEOUT" 2>&1)
+	rc=$?
+	echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
+	splat=$(h_splats_since "$mark")
+	if [ -n "$splat" ]; then
+		n=$(echo "$splat" | wc -l)
+		warnings=$((warnings + n))
+		echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
+	fi
+	line=$(echo "$out" | grep -E "^(PASS|FAIL) $c[ :]" | tail -n 1)
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		result FAIL "$c" "the tool hung (killed by the runner)"
+	elif [ -n "$splat" ]; then
+		result FAIL "$c" "kernel warning: $(echo "$splat" | head -n 1)"
+	elif [ "$rc" = 0 ] && [[ "$line" == PASS* ]]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		[ -n "$line" ] || echo "FAIL $c: tool exit status $rc, no verdict"
+	fi
+	# After an oops or a failure, is the target still serving? If not, the
+	# host boots a fresh guest for the remaining cases (HOSTILE_RESTART=1).
+	if [ -n "$splat" ] || ! [[ "$line" == PASS* ]]; then
+		if ! timeout -k 5 120 "$HOSTILE" -a "$H_ADDR" -p 5555 -g "$H_GUID" -I "$H_IPORT" \
+			-c sanity -t 60 >/tmp/hostile.probe 2>&1 || [ -n "$splat" ]; then
+			echo "## hostile: target broken after case $c$( [ -n "$splat" ] && echo ' (kernel oops/warning)')"
+			[ "${HOSTILE_RESTART:-1}" = 1 ] && dead=$c
+		fi
+	fi
+done
+if [ -n "$dead" ]; then
+	echo "${remaining%,}" >/out/remaining
+	echo "## hostile: not run in this boot (target broken): ${remaining%,}"
+	h_fio_stop 20
+	echo "## hostile: fio verify passes $H_FIO_PASSES, verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS (hung: $H_FIO_HUNG)"
+	echo "## hostile: cases run $((pass + fail)), passed $pass, failed $fail"
+	echo "## hostile: kernel warnings $(h_splats_since 0 | wc -l)"
+	echo "## hostile: verify errors $H_VERIFY_ERRORS"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+
+# ---- fault scenarios (guest scripts, each prints PASS/FAIL lines) ----
+if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
+	for f in "$HDIR"/faults/*.sh; do
+		[ -f "$f" ] || continue
+		name=fault_$(basename "$f" .sh)
+		mark=$(h_dmesg_mark "$name")
+		out=$(timeout -k 5 600 bash "$f" 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/  /'
+		splat=$(h_splats_since "$mark")
+		if [ -n "$splat" ]; then
+			warnings=$((warnings + $(echo "$splat" | wc -l)))
+			echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
+			result FAIL "$name" "kernel warning: $(echo "$splat" | head -n 1)"
+		elif [ "$rc" = 0 ]; then
+			result PASS "$name"
+		else
+			result FAIL "$name" "exit status $rc$( [ "$rc" = 124 ] && echo ' (timed out)')"
+		fi
+	done
+fi
+
+# ---- the well-behaved initiator's verdict ----
+h_fio_stop
+echo "## hostile: fio verify passes $H_FIO_PASSES, verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS"
+if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_FIO_PASSES" -gt 0 ] && [ "$H_FIO_HUNG" = 0 ]; then
+	result PASS fio_verify_alongside
+else
+	result FAIL fio_verify_alongside "$H_FIO_PASSES passes, $H_VERIFY_ERRORS verify errors, $H_IO_ERRORS I/O errors, hung: $H_FIO_HUNG"
+fi
+
+# ---- teardown checks ----
+mark=$(h_dmesg_mark "teardown")
+why=$(h_sessions_closed) && result PASS all_sessions_closed || result FAIL all_sessions_closed "$why"
+why=$(h_teardown) && result PASS rmmod_clean || result FAIL rmmod_clean "$why"
+splat=$(h_splats_since "$mark")
+if [ -n "$splat" ]; then
+	warnings=$((warnings + $(echo "$splat" | wc -l)))
+	echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
+	result FAIL teardown_dmesg "kernel warning: $(echo "$splat" | head -n 1)"
+fi
+all=$(h_splats_since 0)
+[ -n "$all" ] && warnings=$(echo "$all" | wc -l)
+
+echo "## hostile: cases run $((pass + fail)), passed $pass, failed $fail"
+echo "## hostile: kernel warnings $warnings"
+echo "## hostile: verify errors $H_VERIFY_ERRORS"
+echo "## hostile: took $(( $(date +%s) - t_start ))s"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
