@@ -91,6 +91,7 @@ h_load_target() {
 
 h_rd() {	# h_rd NAME MiB: a ramdisk backstore
 	local d=$H_CFG/core/rd_mcp_0/$1
+	[ "$(cat "$d/enable" 2>/dev/null)" = 1 ] && return 0
 	mkdir -p "$d" || return 1
 	echo "rd_pages=$(( $2 * 256 ))" >"$d/control" || return 1
 	echo 1 >"$d/enable"
@@ -145,6 +146,29 @@ h_srp_login() {
 	h_wait 30 h_srp_disk >/dev/null || { echo "no disk from ib_srp"; return 1; }
 	H_DISK=$(h_srp_disk)
 	h_save
+}
+
+# Run one hostile-tool case: h_tool CASE [tool options]
+h_tool() {
+	local c=$1
+	shift
+	timeout -k 5 180 "$HOSTILE" -a "$H_ADDR" -p "$H_PORT" -g "$H_GUID" -I "$H_IPORT" \
+		-c "$c" -t 90 "$@"
+}
+
+# The Linux initiator's disk answers a 4 KiB direct read.
+h_disk_ok() {
+	local d
+	d=$(h_srp_disk) || return 1
+	timeout 20 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+}
+
+# Wait for ib_srp to reconnect by itself; log it in again if it does not.
+h_srp_recover() {	# h_srp_recover SECONDS
+	h_wait "${1:-60}" h_disk_ok && { echo "ib_srp reconnected by itself"; return 0; }
+	echo "ib_srp did not reconnect within ${1:-60} s: logging in again"
+	h_bounded 60 h_srp_logout >/dev/null 2>&1
+	h_srp_login && h_wait 30 h_disk_ok
 }
 
 h_srp_logout() {
@@ -287,8 +311,11 @@ h_unconfigure() {
 		rmdir "$l"
 	done
 	rmdir "$H_TPG" && rmdir "$(dirname "$H_TPG")" || return 1
-	rmdir "$H_CFG"/core/rd_mcp_0/* 2>/dev/null
-	rmdir "$H_CFG"/core/rd_mcp_0 2>/dev/null
+	# The backstores (and the data fio verifies) stay unless asked.
+	if [ "${1:-}" = all ]; then
+		rmdir "$H_CFG"/core/rd_mcp_0/* 2>/dev/null
+		rmdir "$H_CFG"/core/rd_mcp_0 2>/dev/null
+	fi
 	return 0
 }
 
@@ -311,7 +338,7 @@ h_teardown() {
 	local s
 	h_bounded 60 h_srp_logout >/dev/null 2>&1
 	h_bounded 60 modprobe -r ib_srp 2>/dev/null
-	h_bounded 120 h_unconfigure || { echo "could not remove the configfs tree"; return 1; }
+	h_bounded 120 h_unconfigure all || { echo "could not remove the configfs tree"; return 1; }
 	rmdir "$H_CFG/srpt" 2>/dev/null
 	if ! h_bounded 120 rmmod ib_srpt; then
 		echo "rmmod ib_srpt failed or hung: $(grep -E '^ib_srpt' /proc/modules)"

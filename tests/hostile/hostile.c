@@ -1673,6 +1673,35 @@ static int case_sanity(void)
 	return r;
 }
 
+/* a LUN whose backstore fails I/O (dm-error): CHECK CONDITION, never GOOD or a hang */
+static int case_io_error_lun(void)
+{
+	struct conn c;
+	struct rspinfo ri;
+	char s[160];
+	int r = 0, k;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	for (k = 0; k < 2 && !r; k++) {
+		uint64_t tag = 0xe0 + k;
+
+		if ((k ? send_write10(&c, tag, 0, 8) : send_read10(&c, tag, 0, 8, 0)) ||
+		    wait_rsp(&c, tag, 30000, &ri)) {
+			r = fail("%s(10): %s", k ? "WRITE" : "READ", conn_state(&c));
+			break;
+		}
+		fmt_rsp(&ri, s, sizeof(s));
+		info("%s(10) on the failing LUN: %s", k ? "WRITE" : "READ", s);
+		if (ri.status != SAM_CHECK_CONDITION)
+			r = fail("%s(10): expected CHECK CONDITION, got %s", k ? "WRITE" : "READ", s);
+	}
+	conn_close(&c);
+	return r;
+}
+
 /* ------------------------------------------------------------------------ */
 
 struct tcase {
@@ -1723,6 +1752,8 @@ static const struct tcase cases[] = {
 	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read, "target survives" },
 	{ "disconnect_storm", case_disconnect_storm, "50 logins/drops, target survives" },
 	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
+	/* only on request (-c), used by the fault scripts */
+	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
 };
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 
@@ -1884,13 +1915,16 @@ int main(int argc, char **argv)
 		uint64_t t0;
 		int r;
 
+		if (!sel && strstr(cases[i].what, "(-c only)"))
+			continue;
 		if (sel) {
 			char buf[512], *tok, *save;
 			bool hit = false;
 
 			snprintf(buf, sizeof(buf), "%s", sel);
 			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				if (!strcmp(tok, cases[i].name) || !strcmp(tok, "all"))
+				if (!strcmp(tok, cases[i].name) ||
+				    (!strcmp(tok, "all") && !strstr(cases[i].what, "(-c only)")))
 					hit = true;
 			if (!hit)
 				continue;

@@ -40,7 +40,7 @@ echo "## hostile: setup done in $(( $(date +%s) - t_start ))s (target GUID $H_GU
 h_fio_start
 
 # ---- the hostile initiator's cases, one tool run per case ----
-cases=$("$HOSTILE" -l | awk '{print $1}')
+cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
 if [ -n "${HOSTILE_CASES:-}" ] && [ "$HOSTILE_CASES" != all ]; then
 	cases=$(echo "$HOSTILE_CASES" | tr ',' '\n')
 fi

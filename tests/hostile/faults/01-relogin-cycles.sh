@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 20 logout/login cycles of the Linux initiator while fio verify runs.
+. "$REPO/tests/hostile/guest-lib.sh"
+bad=0
+h_disrupt_begin
+for i in $(seq 20); do
+	h_bounded 60 h_srp_logout >/dev/null || { echo "cycle $i: logout did not complete"; bad=1; }
+	if ! h_srp_login; then
+		echo "cycle $i: login failed"
+		bad=1
+		break
+	fi
+	h_wait 30 h_disk_ok || { echo "cycle $i: disk not readable after login"; bad=1; }
+done
+h_disrupt_end
+echo "20 cycles done, last disk $(h_srp_disk)"
+h_tool sanity | grep -E '^(PASS|FAIL)' || bad=1
+exit $bad
