@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What CI runs (make check): every test tier against our module.
+#   1. lint: W=1 + sparse for 6.1 and 6.12, kernel-doc, checkpatch --strict
+#   2. KUnit suites under User Mode Linux (6.12 tree)
+#   3. end-to-end scenarios in a QEMU guest, KVER=6.12 and KVER=6.1
+#   4. hostile initiators and faults, KVER=6.12
+# Each tier prints its own "N passed, N failed"; the totals close the run.
+# CHECK_TIERS="lint kunit e2e-6.12 e2e-6.1 hostile" selects tiers.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE:-/var/cache/ib_srpt}
+TIERS=${CHECK_TIERS:-lint kunit e2e-6.12 e2e-6.1 hostile}
+mkdir -p "$CACHE/check"
+
+"$SRC/scripts/deps.sh" all || { echo "check: dependency setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+total_pass=0 total_fail=0
+summary=()
+start=$(date +%s)
+
+run_tier() { # name command...
+	local name=$1 log=$CACHE/check/$1.log t0 rc line p f
+	shift
+	t0=$(date +%s)
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	p=$(echo "$line" | sed -nE 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/p')
+	f=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+	p=${p:-0} f=${f:-0}
+	# A runner that died without its summary line, or lied with exit 0
+	# while reporting failures, counts as one more failure.
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary+=("$(printf '%-10s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" $(( $(date +%s) - t0 )) "$rc")")
+}
+
+for t in $TIERS; do
+	case "$t" in
+	lint) run_tier lint "$SRC/scripts/lint.sh" ;;
+	kunit) run_tier kunit "$SRC/scripts/kunit.sh" ;;
+	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours "$SRC/scripts/e2e.sh" ;;
+	hostile) run_tier hostile env KVER=6.12 MODULE=ours "$SRC/scripts/hostile.sh" ;;
+	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
+	esac
+done
+
+echo
+echo "=== make check summary ($(( $(date +%s) - start ))s)"
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
