@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * State machines: srpt_set_cmd_state(), srpt_test_and_set_cmd_state() for
+ * commands and srpt_set_ch_state() for channels (forward-only).
+ */
+
+static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
+					       enum srpt_command_state state)
+{
+	struct srpt_send_ioctx *ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	spin_lock_init(&ioctx->state_lock);
+	ioctx->state = state;
+	return ioctx;
+}
+
+static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum rdma_ch_state state)
+{
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	spin_lock_init(&ch->spinlock);
+	ch->state = state;
+	return ch;
+}
+
+static void srpt_cmd_state_set_returns_previous(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
+			SRPT_STATE_NEW);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEED_DATA);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN),
+			SRPT_STATE_NEED_DATA);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT),
+			SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_CMD_RSP_SENT);
+	/* Setting the same state again is allowed and reports it. */
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT),
+			SRPT_STATE_CMD_RSP_SENT);
+}
+
+/* A state may also move "backwards" (e.g. MGMT after NEW) - only DONE sticks. */
+static void srpt_cmd_state_mgmt_path(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT), SRPT_STATE_NEW);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT_RSP_SENT),
+			SRPT_STATE_MGMT);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DONE),
+			SRPT_STATE_MGMT_RSP_SENT);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+
+	ioctx = srpt_test_ioctx(test, SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
+			SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEED_DATA);
+}
+
+static void srpt_cmd_state_done_is_final(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_DONE);
+	enum srpt_command_state s;
+
+	for (s = SRPT_STATE_NEW; s <= SRPT_STATE_DONE; s++) {
+		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, s), SRPT_STATE_DONE);
+		KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	}
+}
+
+static void srpt_cmd_state_test_and_set_match(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEED_DATA);
+
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+							    SRPT_STATE_DATA_IN));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_DATA_IN,
+							    SRPT_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+}
+
+static void srpt_cmd_state_test_and_set_mismatch(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+							     SRPT_STATE_DATA_IN));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEW);
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_MGMT,
+							     SRPT_STATE_MGMT_RSP_SENT));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEW);
+
+	ioctx = srpt_test_ioctx(test, SRPT_STATE_DONE);
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+							     SRPT_STATE_DATA_IN));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+}
+
+/* Two racing completions: exactly one of them wins. */
+static void srpt_cmd_state_test_and_set_once(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_CMD_RSP_SENT);
+
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT,
+							    SRPT_STATE_DONE));
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT,
+							     SRPT_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+}
+
+static void srpt_ch_state_forward(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_CONNECTING);
+
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTED));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+}
+
+static void srpt_ch_state_skip_ahead(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_CONNECTING);
+
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+
+	ch = srpt_test_ch(test, CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTED));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+}
+
+static void srpt_ch_state_never_backwards(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DISCONNECTING);
+
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_CONNECTING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+}
+
+/* Repeating the current state is not a change (a second DREQ, say). */
+static void srpt_ch_state_same_is_no_change(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_LIVE);
+
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+}
+
+static void srpt_ch_state_disconnected_is_final(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DISCONNECTED);
+	enum rdma_ch_state s;
+
+	for (s = CH_CONNECTING; s <= CH_DISCONNECTED; s++) {
+		KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, s));
+		KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+	}
+}
+
+static struct kunit_case srpt_state_cases[] = {
+	KUNIT_CASE(srpt_cmd_state_set_returns_previous),
+	KUNIT_CASE(srpt_cmd_state_mgmt_path),
+	KUNIT_CASE(srpt_cmd_state_done_is_final),
+	KUNIT_CASE(srpt_cmd_state_test_and_set_match),
+	KUNIT_CASE(srpt_cmd_state_test_and_set_mismatch),
+	KUNIT_CASE(srpt_cmd_state_test_and_set_once),
+	KUNIT_CASE(srpt_ch_state_forward),
+	KUNIT_CASE(srpt_ch_state_skip_ahead),
+	KUNIT_CASE(srpt_ch_state_never_backwards),
+	KUNIT_CASE(srpt_ch_state_same_is_no_change),
+	KUNIT_CASE(srpt_ch_state_disconnected_is_final),
+	{}
+};
+
+static struct kunit_suite srpt_state_suite = {
+	.name = "ib_srpt_state",
+	.test_cases = srpt_state_cases,
+};
