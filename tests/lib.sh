@@ -26,8 +26,21 @@ TARGET_ADDR=${TARGET_ADDR:-fd00::1}
 RXE=${RXE:-rxe0}
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >&2; }
+log() { echo "[+$(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { echo "FAIL: $*" >&2; return 1; }
+
+# breaking WHAT: true when BREAK (comma list) names WHAT; scenarios use it to
+# fail on purpose (e.g. BREAK=acl: the login scenario creates no ACL).
+breaking() { [[ ",${BREAK:-}," == *",$1,"* ]]; }
+
+# expect_eq WHAT GOT WANT: fail (with a message) unless GOT equals WANT.
+expect_eq() {
+	if [ "$2" != "$3" ]; then
+		die "$1: got '$2', want '$3'"
+		return 1
+	fi
+	log "ok: $1 = '$2'"
+}
 
 # wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds.
 wait_for() {
@@ -95,6 +108,9 @@ srpt_load() {
 		printf 'blacklist ib_srpt\ninstall ib_srpt /bin/false\n' \
 			>/etc/modprobe.d/zz-ib-srpt-ours.conf
 		[ -r "$KO" ] || die "our module $KO is missing (make module KVER=$KVER)" || return 1
+		local deps
+		deps=$(modinfo -F depends "$KO" 2>/dev/null | tr ',' ' ')
+		[ -z "$deps" ] || modprobe -a $deps || die "modprobe $deps" || return 1
 		insmod "$KO" "$@" || die "insmod $KO" || return 1
 		;;
 	distro)
@@ -328,13 +344,35 @@ srp_disks() {
 	return 0
 }
 
+srp_no_hosts() { [ -z "$(srp_hosts)" ]; }
+
+# srp_logout: delete every ib_srp remote port and wait for its SCSI host to go.
 srp_logout() {
-	local p
+	local p t0 i
+	[ -n "$(srp_hosts)" ] || return 0
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	for p in /sys/class/srp_remote_ports/*; do
 		[ -e "$p/delete" ] || continue
 		echo 1 >"$p/delete"
 	done
-	wait_for 30 test -z "$(srp_hosts)" || { die "ib_srp hosts remain: $(srp_hosts)"; return 1; }
+	for ((i = 0; i < 450; i++)); do
+		srp_no_hosts && break
+		# Still there after 15 s: record what blocks it (once).
+		[ $i = 75 ] && echo w >/proc/sysrq-trigger
+		sleep 0.2
+	done
+	srp_no_hosts || { die "ib_srp hosts remain 90s after delete: $(srp_hosts)"; return 1; }
+	log "ib_srp logged out in $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime)s"
+}
+
+# check_disk DISK SIZE_BYTES SERIAL: size, LIO vendor and unit serial number.
+check_disk() {
+	local disk=$1 size=$2 serial=$3 got
+	expect_eq "size of $disk" "$(blockdev --getsize64 "$disk")" "$size" || return 1
+	got=$(sg_inq "$disk" | sed -n 's/^ *Vendor identification: *//p' | sed 's/ *$//')
+	expect_eq "vendor of $disk" "$got" LIO-ORG || return 1
+	got=$(sg_vpd -p sn "$disk" | sed -n 's/^ *Unit serial number: *//p' | sed 's/ *$//')
+	expect_eq "unit serial of $disk" "$got" "$serial" || return 1
 }
 
 # ------------------------------------------------------------- I/O

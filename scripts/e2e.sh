@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make e2e`: boot one guest (scripts/vm.sh) and run every end-to-end
+# scenario of tests/e2e/ in it against ib_srpt (MODULE=ours: the module built
+# by `make module` into $CACHE/build-$KVER, loaded by path; MODULE=distro: the
+# kernel's own). Environment:
+#   KVER=6.12|6.1  MODULE=ours|distro  CACHE=/var/cache/ib_srpt
+#   E2E_ONLY=login,acl-refused,...  run only these scenarios (name or number)
+#   BREAK=acl      fail on purpose: the login scenario runs without its ACL
+#   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
+# Results: $CACHE/results/e2e-<kver>-<module>-<time>/ (per scenario: log,
+# dmesg.txt, and dmesg-full.txt when it failed). Ends with "N passed, N failed".
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE:-/var/cache/ib_srpt}
+KVER=${KVER:-6.12}
+MODULE=${MODULE:-ours}
+export CACHE KVER MODULE
+
+run_id=e2e-$KVER-$MODULE-$(date -u +%Y%m%d-%H%M%S)
+out=$CACHE/results/$run_id
+mkdir -p "$out"
+
+scenarios=()
+for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
+	n=$(basename "$f" .sh)
+	if [ -n "${E2E_ONLY:-}" ]; then
+		[[ ",$E2E_ONLY," == *",$n,"* || ",$E2E_ONLY," == *",${n%%-*},"* ||
+		   ",$E2E_ONLY," == *",${n#*-},"* ]] || continue
+	fi
+	scenarios+=("$n")
+done
+[ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; echo "0 passed, 1 failed"; exit 1; }
+
+echo "e2e: KVER=$KVER MODULE=$MODULE ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
+
+# Our module must be built first; a build failure fails every scenario.
+if [ "$MODULE" = ours ]; then
+	ko=$CACHE/build-$KVER/ib_srpt.ko
+	echo "e2e: building our module for $KVER"
+	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
+		>"$out/build.log" 2>&1 || [ ! -f "$ko" ]; then
+		tail -n 20 "$out/build.log"
+		for n in "${scenarios[@]}"; do echo "FAIL $n 0 our module did not build"; done >"$out/results.txt"
+		echo "e2e: our ib_srpt.ko did not build for $KVER; see $out/build.log"
+		echo "e2e: results in $out"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 1
+	fi
+fi
+
+# Guest budget: sum of scenario timeouts plus boot and slack.
+budget=120
+for n in "${scenarios[@]}"; do
+	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
+	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} + 20))
+done
+
+start=$(date +%s)
+"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet \
+	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
+	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
+	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}"
+vmrc=$?
+secs=$(( $(date +%s) - start ))
+
+passed=0 failed=0
+echo
+echo "e2e results (KVER=$KVER MODULE=$MODULE, ${secs}s):"
+for n in "${scenarios[@]}"; do
+	line=$(grep -E "^(PASS|FAIL) $n " "$out/results.txt" 2>/dev/null | tail -n 1)
+	if [ -z "$line" ]; then
+		line="FAIL $n 0 no result (guest died or timed out; see console.log)"
+		echo "$line" >>"$out/results.txt"
+	fi
+	read -r st _ s reason <<<"$line"
+	if [ "$st" = PASS ]; then
+		passed=$((passed + 1))
+		printf '  PASS  %-22s %4ss\n' "$n" "$s"
+	else
+		failed=$((failed + 1))
+		printf '  FAIL  %-22s %4ss  %s\n' "$n" "$s" "$reason"
+		[ -f "$out/$n/dmesg-full.txt" ] && echo "        dmesg kept: $out/$n/dmesg-full.txt"
+	fi
+done
+# A splat or crash outside any scenario still fails the run.
+if [ "$vmrc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	echo "  FAIL  guest                  vm.sh exited $vmrc (kernel splat, crash or timeout; see $out/console.log)"
+	failed=$((failed + 1))
+fi
+if [ "$failed" -gt 0 ]; then
+	echo "e2e: results in $out"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of `make e2e` (run by scripts/vm.sh from scripts/e2e.sh): runs
+# every tests/e2e/NN-*.sh scenario in this one boot, each under its own
+# timeout, resets the target between scenarios, and writes per scenario
+#   /out/<scenario>/log         its output
+#   /out/<scenario>/dmesg.txt   the kernel log of that scenario
+#   /out/<scenario>/dmesg-full.txt  the whole guest dmesg (failed ones only)
+# and one line per scenario to /out/results.txt:
+#   PASS|FAIL <scenario> <seconds> [reason]
+# Environment: E2E_ONLY (comma list of scenario names or numbers to run),
+# E2E_TIMEOUT (default per-scenario timeout, seconds), BREAK (see lib.sh).
+. "$REPO/tests/lib.sh"
+
+results=/out/results.txt
+: >"$results"
+default_timeout=${E2E_TIMEOUT:-240}
+
+selected() {
+	local name=$1 num=${1%%-*} short=${1#*-}
+	[ -z "${E2E_ONLY:-}" ] && return 0
+	[[ ",$E2E_ONLY," == *",$name,"* || ",$E2E_ONLY," == *",$num,"* ||
+	   ",$E2E_ONLY," == *",$short,"* ]]
+}
+
+# Put the guest back into a clean state: initiator logged out, target
+# configuration and backstores gone, modules unloaded.
+reset_state() {
+	local ok=0
+	srp_logout >/dev/null 2>&1 || { echo "reset: ib_srp hosts remain"; ok=1; }
+	modprobe -r ib_srp 2>/dev/null
+	srpt_teardown || ok=1
+	if ! srpt_leftovers 2>/tmp/leftovers; then
+		echo "reset: configfs leftovers: $(tr '\n' ' ' </tmp/leftovers)"
+		ok=1
+	fi
+	if grep -qw '^ib_srpt' /proc/modules; then
+		srpt_unload >/dev/null 2>&1 || { echo "reset: cannot unload ib_srpt (refcnt $(srpt_refcnt))"; ok=1; }
+	fi
+	modprobe -r brd null_blk 2>/dev/null
+	rm -f /tmp/lun-*.img
+	return $ok
+}
+
+if ! rxe_setup >/out/rxe-setup.log 2>&1; then
+	echo "## e2e: soft-RoCE setup failed; see rxe-setup.log"
+	cat /out/rxe-setup.log
+fi
+
+aborted=
+for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
+	[ -f "$path" ] || continue
+	name=$(basename "$path" .sh)
+	selected "$name" || continue
+	dir=/out/$name
+	mkdir -p "$dir"
+	if [ -n "$aborted" ]; then
+		echo "FAIL $name 0 not run: $aborted" >>"$results"
+		echo "## FAIL $name (not run: $aborted)"
+		continue
+	fi
+	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$path" | head -n 1)
+	t=${t:-$default_timeout}
+	echo "## RUN  $name (timeout ${t}s)"
+	echo "e2e: begin $name" >/dev/kmsg
+	start=$(date +%s)
+	# In the background so a task stuck in the kernel cannot stall us.
+	timeout -k 5 "$t" /bin/bash "$path" >"$dir/log" 2>&1 &
+	pid=$!
+	reason=
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $(( $(date +%s) - start )) -gt $(( t + 15 )) ]; then
+			reason="hung: still running $((t + 15))s after start (task stuck in the kernel?)"
+			aborted="$name hung"
+			break
+		fi
+		sleep 1
+	done
+	if [ -z "$reason" ]; then
+		wait "$pid"
+		rc=$?
+		case $rc in
+		0) ;;
+		124|137) reason="timed out after ${t}s" ;;
+		*) reason="exit status $rc: $(grep -a 'FAIL' "$dir/log" | tail -n 1)" ;;
+		esac
+	fi
+	if [ -z "$aborted" ]; then
+		if ! reset_state >"$dir/reset.log" 2>&1; then
+			[ -z "$reason" ] && reason="cleanup: $(head -n 1 "$dir/reset.log")"
+		fi
+	fi
+	echo "e2e: end $name" >/dev/kmsg
+	secs=$(( $(date +%s) - start ))
+	dmesg | sed -n "/e2e: begin $name\$/,/e2e: end $name\$/p" >"$dir/dmesg.txt"
+	if splats=$(dmesg_splats "$dir/dmesg.txt"); then
+		echo "$splats" >"$dir/splat.txt"
+		[ -n "$reason" ] && reason+="; "
+		reason+="kernel splat: $(head -n 1 "$dir/splat.txt" | sed 's/^\[[^]]*\] //')"
+	fi
+	if [ -z "$reason" ]; then
+		echo "PASS $name $secs" >>"$results"
+		echo "## PASS $name (${secs}s)"
+	else
+		dmesg >"$dir/dmesg-full.txt"
+		echo "FAIL $name $secs $reason" >>"$results"
+		echo "## FAIL $name (${secs}s): $reason"
+		tail -n 15 "$dir/log" | sed 's/^/##   | /'
+	fi
+done
+sync
+exit 0

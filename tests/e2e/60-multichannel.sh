@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Multichannel login: ib_srp ch_count=2 opens two RDMA channels to the same
+# target port; I/O on both CPUs verifies.
+# timeout: 180
+. "$REPO/tests/lib.sh"
+set -e
+rxe_setup
+srpt_load
+dev=$(bs_null nb0 64)
+bs=$(lio_iblock nb0 "$dev")
+srpt_target_create
+srpt_lun 0 "$bs"
+srpt_acl_add
+srpt_enable
+srp_login ch_count=2
+disk=$(srp_disk 0)
+h=$(srp_hosts | head -n 1)
+expect_eq "ib_srp ch_count" "$(cat "/sys/class/scsi_host/host$h/ch_count")" 2
+expect_eq "ib_srp SCSI hosts" "$(srp_hosts | wc -l)" 1
+fio --name=mc --filename="$disk" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k \
+	--size=16M --iodepth=16 --numjobs=2 --offset_increment=16M --verify=crc32c \
+	--verify_fatal=1 --cpus_allowed_policy=split --cpus_allowed=0-1 \
+	--group_reporting --output-format=terse >/tmp/mc.out 2>&1 ||
+	{ cat /tmp/mc.out >&2; die "fio verify on two CPUs"; }
+log "fio verify with 2 jobs on 2 CPUs: ok"
