@@ -1456,11 +1456,13 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-					SRPT_STATE_DATA_IN))
+					SRPT_STATE_DATA_IN)) {
+		atomic64_add(ioctx->cmd.data_length, &ch->stats.bytes_in);
 		target_execute_cmd(&ioctx->cmd);
-	else
+	} else {
 		pr_err("ch %s: tag %llu in unexpected state %d after RDMA READ\n",
 		       ch->sess_name, ioctx->tag, ioctx->state);
+	}
 }
 
 /**
@@ -1648,12 +1650,14 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 
 	ioctx->tag = srp_cmd->tag;
 	ioctx->recv_ioctx = recv;
+	atomic64_inc(&ch->stats.cmds);
 	bad = srpt_get_desc_tbl(srp_cmd, recv->byte_len, ch->imm_data_offset, &d);
 	/* The target core reads as many CDB bytes as the opcode implies. */
 	if (!bad && scsi_command_size(srp_cmd->cdb) >
 		    sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3))
 		bad = -EINVAL;
 	if (bad) {
+		atomic64_inc(&ch->stats.bad_ius);
 		pr_info_ratelimited("ch %s: malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
 				    ch->sess_name, srp_cmd->tag,
 				    srp_cmd->buf_fmt, recv->byte_len);
@@ -1720,6 +1724,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	int ret;
 
 	ioctx->tag = tsk->tag;
+	atomic64_inc(&ch->stats.tmfs);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT);
 	pr_debug("ch %s: TMF %#x tag %#llx task %#llx lun %llu\n",
 		 ch->sess_name, tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
@@ -1786,7 +1791,7 @@ static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 	case SRP_I_LOGOUT:
 		pr_info("ch %s: initiator logout\n", ch->sess_name);
 		srpt_close_ch(ch);
-		goto drop;
+		goto repost;
 	default:
 		pr_info_ratelimited("ch %s: ignoring IU with opcode %#x (%u bytes)\n",
 				    ch->sess_name, opcode, recv->byte_len);
@@ -1794,6 +1799,8 @@ static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 	}
 
 drop:
+	atomic64_inc(&ch->stats.bad_ius);
+repost:
 	atomic_inc(&ch->req_lim_delta);
 	srpt_repost_recv(ch, recv);
 }
@@ -1956,6 +1963,7 @@ static int srpt_queue_response(struct se_cmd *cmd)
 		ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_TO_DEVICE);
 		if (ret)
 			goto retry;
+		atomic64_add(cmd->data_length, &ch->stats.bytes_out);
 	}
 	if (!srpt_reserve_sq(ch, ioctx->n_rdma + 1)) {
 		ret = -ENOMEM;
@@ -2063,6 +2071,7 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	int ret;
 
 	if (ioctx->imm_data) {
+		atomic64_add(cmd->data_length, &ch->stats.bytes_in);
 		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);
 		return 0;
@@ -2564,7 +2573,12 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_destroy_ch_ib(ch);
 	srpt_free_ch_rings(ch);
 
-	pr_info("ch %s: released\n", ch->sess_name);
+	pr_info("ch %s: released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs\n",
+		ch->sess_name, atomic64_read(&ch->stats.cmds),
+		atomic64_read(&ch->stats.tmfs),
+		atomic64_read(&ch->stats.bytes_in),
+		atomic64_read(&ch->stats.bytes_out),
+		atomic64_read(&ch->stats.bad_ius));
 	atomic_dec(&sport->refcount);
 	wake_up(&sport->freed_channels);
 	srpt_sdev_put(sdev);
@@ -4287,6 +4301,13 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 			len += sysfs_emit_at(page, len,
 					     "   Initiator port ID: 0x%16phN\n",
 					     ch->nexus->i_port_id);
+		len += sysfs_emit_at(page, len,
+				     "   Commands: %lld  TMFs: %lld  Bytes in: %lld  Bytes out: %lld  Bad IUs: %lld\n",
+				     atomic64_read(&ch->stats.cmds),
+				     atomic64_read(&ch->stats.tmfs),
+				     atomic64_read(&ch->stats.bytes_in),
+				     atomic64_read(&ch->stats.bytes_out),
+				     atomic64_read(&ch->stats.bad_ius));
 	}
 
 unlock:

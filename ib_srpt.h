@@ -293,6 +293,23 @@ struct srpt_send_ioctx {
 };
 
 /**
+ * struct srpt_ch_stats - per-channel counters, shown in the ACL's info.
+ * @cmds: SCSI commands received.
+ * @tmfs: task management requests received.
+ * @bytes_in: data-out bytes (initiator to target).
+ * @bytes_out: data-in bytes (target to initiator).
+ * @bad_ius: IUs answered with an error or dropped: malformed, too short,
+ *	     unknown opcode or beyond the credits granted.
+ */
+struct srpt_ch_stats {
+	atomic64_t	cmds;
+	atomic64_t	tmfs;
+	atomic64_t	bytes_in;
+	atomic64_t	bytes_out;
+	atomic64_t	bad_ius;
+};
+
+/**
  * enum rdma_ch_state - channel state. Transitions only go forward.
  * @CH_CONNECTING: QP created, login response sent, waiting for RTU.
  * @CH_LIVE: accepting commands.
@@ -342,6 +359,7 @@ enum rdma_ch_state {
  * @rdma_cm: RDMA/CM state.
  * @rdma_cm.cm_id: RDMA/CM ID.
  * @use_srq: the receive side is the device's SRQ.
+ * @stats: counters.
  * @recv_len: bytes posted per receive buffer.
  * @recv_offset: offset of the IU in each receive buffer.
  */
@@ -376,6 +394,7 @@ struct srpt_rdma_ch {
 	struct work_struct	release_work;
 	u32			recv_len;
 	u32			recv_offset;
+	struct srpt_ch_stats	stats;
 	union {
 		struct {
 			struct ib_cm_id		*cm_id;

@@ -264,7 +264,7 @@ static void srpt_login_rej_contents(struct kunit *test)
 }
 
 /* Every rejection reason of srpt_check_login_req() round-trips a REJ. */
-static void srpt_login_rej_for_each_check(struct kunit *test)
+static void srpt_login_rej_every_check(struct kunit *test)
 {
 	struct srp_login_req *req = srpt_test_login_req(test);
 	struct srp_login_rej *rej = kunit_kzalloc(test, sizeof(*rej), GFP_KERNEL);
@@ -323,7 +323,7 @@ static struct kunit_case srpt_login_cases[] = {
 	KUNIT_CASE(srpt_login_rsp_contents),
 	KUNIT_CASE(srpt_login_rsp_values),
 	KUNIT_CASE(srpt_login_rej_contents),
-	KUNIT_CASE(srpt_login_rej_for_each_check),
+	KUNIT_CASE(srpt_login_rej_every_check),
 	KUNIT_CASE(srpt_login_multichan_flags),
 	KUNIT_CASE(srpt_login_multichan_other_bits),
 	{}
