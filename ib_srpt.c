@@ -4331,7 +4331,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_demo_mode_cache	= srpt_check_true,
 	.tpg_check_demo_mode_write_protect = srpt_check_false,
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
-	SRPT_TFO_LEGACY_OPS(srpt)
+	SRPT_TFO_LEGACY_OPS
 	.check_stop_free		= srpt_check_stop_free,
 	.release_cmd			= srpt_release_cmd,
 	.close_session			= srpt_close_session,

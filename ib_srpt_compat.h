@@ -35,14 +35,12 @@
  * dropped from struct target_core_fabric_ops (6.14).
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
-#define SRPT_TFO_LEGACY_OPS(pfx)					\
-	.tpg_get_inst_index		= pfx##_tpg_get_inst_index,	\
-	.sess_get_index			= pfx##_sess_get_index,		\
-	.set_default_node_attributes	= pfx##_set_default_node_attrs,
-#define SRPT_NEED_LEGACY_OPS 1
+#define SRPT_TFO_LEGACY_OPS						\
+	.tpg_get_inst_index		= srpt_tpg_get_inst_index,	\
+	.sess_get_index			= srpt_sess_get_index,		\
+	.set_default_node_attributes	= srpt_set_default_node_attrs,
 #else
-#define SRPT_TFO_LEGACY_OPS(pfx)
-#define SRPT_NEED_LEGACY_OPS 0
+#define SRPT_TFO_LEGACY_OPS
 #endif
 
 #endif /* IB_SRPT_COMPAT_H */
