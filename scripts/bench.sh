@@ -56,6 +56,7 @@ path, modules, vmrc, kver = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), 
 rows = {}
 order = []
 failed = []
+notes = []
 try:
     lines = open(path).read().split("\n")
 except OSError:
@@ -66,8 +67,14 @@ for ln in lines:
         continue
     m, r, j = f[0], int(f[1]), f[2]
     iops, mbs, lat, cpu = map(float, f[3:])
-    if j == "setup-failed" or iops == 0:
-        failed.append(f"{m} round {r} {j}")
+    if j == "setup-failed":
+        if m == "ours":
+            notes.append(f"our module did not load/serve in round {r}: no ratios from that round")
+        else:
+            failed.append(f"{m} round {r}: setup failed")
+        continue
+    if iops == 0:
+        failed.append(f"{m} round {r} {j}: fio failed")
         continue
     if j not in order:
         order.append(j)
@@ -82,14 +89,16 @@ def mean(vals):
 print(f"bench results (KVER={kver}; mean over rounds; ratio = ours/distro, spread = min..max over rounds)")
 hdr = f"{'job':<19} {'module':<7} {'IOPS':>8} {'MB/s':>8} {'lat us':>9} {'cpu us/IO':>10}"
 print(hdr)
-print("-" * len(hdr) + "  ratio")
+print("-" * len(hdr) + "  ratio ours/distro")
 ratios = {}
+passed = 0
 for j in order:
     for m in modules:
         d = rows.get((m, j), {})
         if not d:
             print(f"{j:<19} {m:<7} {'-':>8} {'-':>8} {'-':>9} {'-':>10}")
             continue
+        passed += 1
         v = list(zip(*d.values()))
         line = f"{j:<19} {m:<7} {mean(v[0]):8.0f} {mean(v[1]):8.2f} {mean(v[2]):9.1f} {mean(v[3]):10.1f}"
         if m == "ours" and "distro" in modules:
@@ -106,17 +115,23 @@ for j in order:
         print(line)
 if "ours" not in modules:
     print("(our module not measured: no ratios)")
+for n in notes:
+    print(f"note: {n}")
 for f in failed:
-    print(f"failed measurement: {f}")
+    print(f"failed: {f}")
+if vmrc != 0:
+    failed.append(f"guest: vm.sh exited {vmrc}")
+    print(f"failed: guest run (vm.sh exited {vmrc}; see console.log)")
+if not order:
+    failed.append("no measurement")
 print()
 for j in order:
     if j in ratios:
         print(f"ratio {j} {st.mean(ratios[j]):.3f}")
     else:
         print(f"ratio {j} n/a")
-bad = len(failed) + (1 if vmrc != 0 else 0) + (0 if order else 1)
-print(f"{len(order) if not bad else max(len(order) - len(failed), 0)} passed, {bad} failed")
-sys.exit(1 if bad else 0)
+print(f"{passed} passed, {len(failed)} failed")
+sys.exit(1 if failed else 0)
 EOF
 rc=$?
 [ $rc -ne 0 ] && echo "bench: results in $out"

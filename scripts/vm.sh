@@ -121,8 +121,8 @@ umount /dev 2>/dev/null
 exec switch_root /newroot /bin/bash "$ibsrpt_init"
 EOF
 	chmod +x "$tmp/init"
-	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$img.tmp"
-	mv "$img.tmp" "$img"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$img.$$.tmp"
+	mv "$img.$$.tmp" "$img"
 }
 # Keyed by kernel release and by this script's content (the init lives here).
 key=$(sha1sum "$0" | cut -c1-10)
@@ -163,15 +163,18 @@ say "kernel $rel, module $module, script $run"
 say "results in $out (timeout ${timeout}s after the heavy lock is taken)"
 t0=$(date +%s)
 set +e
-flock "$LOCK" bash -c 'echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift
-	exec timeout -k 10 "$@"' _ "$t0" "$timeout" "${qemu[@]}" </dev/null 2>&1 |
+rm -f "$out/.lock-taken"
+flock "$LOCK" bash -c 'date +%s >"$2/.lock-taken"
+	echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift 2
+	exec timeout -k 10 "$@"' _ "$t0" "$out" "$timeout" "${qemu[@]}" </dev/null 2>&1 |
 	tr -d '\r' | tee "$out/console.log" |
 	if [ "$quiet" = 1 ]; then
 		grep --line-buffered -avE '^\[ *[0-9]+\.[0-9]+\] ' || true
 	else cat; fi
 qrc=${PIPESTATUS[0]}
 set -e
-secs=$(( $(date +%s) - t0 ))
+t1=$(cat "$out/.lock-taken" 2>/dev/null || echo "$t0")
+secs="$(( $(date +%s) - t1 ))s (after $(( t1 - t0 ))s waiting for the lock)"
 
 rc=0
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
@@ -194,5 +197,5 @@ if [ -s "$out/splat.txt" ]; then
 	head -n 20 "$out/splat.txt" | sed 's/^/vm:   /' >&2
 	[ "$rc" = 0 ] && rc=126
 fi
-say "guest done in ${secs}s, status $rc; results in $out"
+say "guest ran $secs, status $rc; results in $out"
 exit "$rc"

@@ -43,7 +43,8 @@ tc clearconfig confirm=True
 [ -d "$t" ] && die "clearconfig left $t"
 log "targetctl restore /tmp/srpt-saved.json"
 targetctl restore /tmp/srpt-saved.json >&2 || die "targetctl restore"
-[ -L "$(ls -d "$t"/lun/lun_0/* | head -n 1)" ] || die "restore did not bring back lun_0"
+[ -n "$(find "$t/lun/lun_0" -maxdepth 1 -type l 2>/dev/null)" ] ||
+	die "restore did not bring back lun_0"
 [ -d "$t/acls/$(initiator_acl_name)" ] || die "restore did not bring back the ACL"
 echo "$RDMA_CM_PORT" >"$SRPT_CFS/discovery_auth/rdma_cm_port"
 srp_login
