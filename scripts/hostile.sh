@@ -17,7 +17,7 @@ KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
 CACHE=${CACHE:-/var/cache/ib_srpt}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
-tool_dir=$CACHE/hostile
+tool_dir=$CACHE/hostile/bin-$KVER-$MODULE
 out=$CACHE/hostile-out/$KVER-$MODULE
 
 say() { echo "hostile: $*" >&2; }

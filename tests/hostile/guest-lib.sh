@@ -15,6 +15,10 @@
 #   h_sessions_closed   all channels gone (prints why not)
 #   h_teardown          remove the configuration, rmmod, slab check
 
+# The shared bench helpers (tests/lib.sh): soft-RoCE setup and the module
+# loading rules (MODULE=ours never lets the distro ib_srpt in).
+[ -r "$REPO/tests/lib.sh" ] && . "$REPO/tests/lib.sh"
+
 H_STATE=/tmp/hostile.env
 H_CFG=/sys/kernel/config/target
 H_ADDR=${H_ADDR:-fd00::1}
@@ -67,6 +71,10 @@ h_wait() {	# h_wait SECONDS CMD...: poll until CMD succeeds
 h_port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; }
 
 h_rxe_up() {
+	if type rxe_setup >/dev/null 2>&1 && [ "$H_ADDR" = "${TARGET_ADDR:-}" ]; then
+		rxe_setup && h_port_active
+		return
+	fi
 	modprobe -a veth rdma_rxe crc32_generic 2>/dev/null || modprobe -a veth rdma_rxe || return 1
 	if ! ip link show v0 >/dev/null 2>&1; then
 		ip link add v0 type veth peer name v1 || return 1
@@ -78,6 +86,12 @@ h_rxe_up() {
 }
 
 h_load_target() {
+	if type srpt_load >/dev/null 2>&1; then
+		srpt_load || return 1
+		mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+		h_wait 10 test -d /sys/module/ib_srpt
+		return
+	fi
 	modprobe -a configfs target_core_mod ib_core ib_cm iw_cm rdma_cm || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	if [ "$MODULE" = ours ]; then
@@ -117,9 +131,16 @@ h_configure() {
 	h_acl "0x$H_IPORT" 1 || { echo "cannot create the hostile ACL"; return 1; }
 	# The Linux initiator: initiator_ext || interface ID of a GID (index 0 is
 	# the one used; cover every populated GID to be independent of that).
-	for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		id=$(tr -d : <"$g" 2>/dev/null | cut -c17-32)
+	# (Builtins only: the GID table has hundreds of entries and forks are
+	# slow under TCG. The populated ones come first.)
+	local i g seen=" "
+	for i in 0 1 2 3 4 5 6 7; do
+		read -r g 2>/dev/null </sys/class/infiniband/rxe0/ports/1/gids/$i || continue
+		g=${g//:/}
+		id=${g:16:16}
 		[ -n "$id" ] && [ "$id" != 0000000000000000 ] || continue
+		[[ "$seen" == *" $id "* ]] && continue
+		seen+="$id "
 		h_acl "0x$H_FIO_EXT$id" 0 || { echo "cannot create ACL 0x$H_FIO_EXT$id"; return 1; }
 	done
 	echo "$H_PORT" >"$H_CFG/srpt/discovery_auth/rdma_cm_port" || { echo "cannot set rdma_cm_port"; return 1; }
@@ -181,11 +202,13 @@ h_srp_logout() {
 
 h_setup() {
 	h_rxe_up || { echo "soft-RoCE setup failed"; return 1; }
+	h_log "rxe0 up after $(cut -d' ' -f1 /proc/uptime)s"
 	h_load_target || { echo "loading the target ($MODULE) failed"; return 1; }
 	H_GUID=$(cat /sys/class/infiniband/rxe0/node_guid)
 	H_G16=$(echo "$H_GUID" | tr -d :)
 	h_configure || return 1
 	h_save
+	h_log "target configured after $(cut -d' ' -f1 /proc/uptime)s"
 	h_srp_login || return 1
 }
 
@@ -213,6 +236,7 @@ h_fio_start() {
 		done
 	) </dev/null >/dev/null 2>&1 &
 	echo $! >"$H_FIO_DIR/pid"
+	disown $! 2>/dev/null
 }
 
 h_disrupt_begin() { date +%s >"$H_FIO_DIR/disrupt.now"; }

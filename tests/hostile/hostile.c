@@ -1494,8 +1494,15 @@ static int case_tmf_abort_race(void)
 		uint64_t ct = 0x8000 + i, tt = 0x9000 + i;
 		uint16_t blocks = (i % 4 == 0) ? 1 : 64 << (i % 3);
 
-		while (c.credits < 2 && !c.broken && !c.disconnected)
-			pump(&c, 1000);
+		uint64_t cend = now_ms() + 15000;
+
+		while (c.credits < 2 && !c.broken && !c.disconnected && now_ms() < cend)
+			pump(&c, 500);
+		if (c.credits < 2) {
+			r = fail("round %d: credits not returned (%d left): %s", i, c.credits,
+				 conn_state(&c));
+			break;
+		}
 		if (send_read10(&c, ct, i * 8, blocks, 0) || send_tmf(&c, tt, opt_lun,
 								  TMF_ABORT_TASK, ct)) {
 			r = fail("round %d: could not post (%s)", i, conn_state(&c));
