@@ -190,7 +190,8 @@ fi
 pat='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
 kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$pat"
 if grep -aEq "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null; then
-	grep -ahE "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null | sort -u >>"$out/splat.txt"
+	{ grep -ahE "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null || true; } |
+		sort -u >>"$out/splat.txt"
 fi
 if [ -s "$out/splat.txt" ]; then
 	say "FAILED: kernel splat in the guest:"
