@@ -1074,9 +1074,8 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  * @ch: channel.
  * @qp: its queue pair.
  *
- * The CM fills in the path and the remote QP from the REQ; the number of
- * RDMA READs the initiator may have outstanding against us stays small
- * since SRP initiators never read from the target.
+ * The CM fills in the path, the remote QP and the RDMA READ limits from
+ * the REQ and our REP.
  *
  * Return: 0 or a negative errno.
  */
@@ -1089,7 +1088,6 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
 	if (ret)
 		return ret;
-	attr.max_dest_rd_atomic = 4;
 	return ib_modify_qp(qp, &attr, mask);
 }
 
@@ -1109,8 +1107,6 @@ static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
 	if (ret)
 		return ret;
-	attr.max_rd_atomic = min_t(int, 4,
-				   ch->sport->sdev->device->attrs.max_qp_init_rd_atom);
 	return ib_modify_qp(qp, &attr, mask);
 }
 
@@ -2815,7 +2811,9 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
  * @port_num: port number, 1-based.
  * @req: login request.
  * @src: initiator address of an RDMA/CM login, or NULL.
- * @resp_res: RDMA READs the initiator lets us have outstanding.
+ * @rd_depth: RDMA READs the initiator lets us have outstanding. The CM
+ *	      reports a request from the receiver's side: the initiator's
+ *	      responder resources arrive as our initiator depth.
  *
  * Holds sdev_mutex from the removal and use_srq checks until the channel is
  * on its nexus list, so device removal and a use_srq switch either see the
@@ -2828,7 +2826,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    struct ib_cm_id *ib_cm_id,
 			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
 			    const struct srp_login_req *req,
-			    const struct sockaddr *src, u8 resp_res)
+			    const struct sockaddr *src, u8 rd_depth)
 {
 	const struct ib_device_attr *attrs = &sdev->device->attrs;
 	struct srpt_port *sport;
@@ -2950,7 +2948,13 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
 			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
 
-	depth = min_t(int, min_t(int, resp_res, 4), attrs->max_qp_init_rd_atom);
+	depth = min_t(int, min_t(int, rd_depth, 4), attrs->max_qp_init_rd_atom);
+	if (!depth) {
+		/* Without RDMA READs no data-out buffer could be fetched. */
+		pr_info("ch %s: initiator allows no RDMA READ, using 1\n",
+			ch->sess_name);
+		depth = 1;
+	}
 	if (ib_cm_id) {
 		ret = srpt_ch_qp_rtr(ch, ch->qp);
 		if (ret) {
@@ -3121,7 +3125,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	}
 	ret = srpt_cm_req_recv(sdev, NULL, cm_id, cm_id->port_num, &req,
 			       (struct sockaddr *)&cm_id->route.addr.dst_addr,
-			       event->param.conn.responder_resources);
+			       event->param.conn.initiator_depth);
 	srpt_sdev_put(sdev);
 	return ret;
 }
@@ -3244,7 +3248,7 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 		param = &event->param.req_rcvd;
 		return srpt_cm_req_recv(cm_id->context, cm_id, NULL, param->port,
 					event->private_data, NULL,
-					param->responder_resources);
+					param->initiator_depth);
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
 		srpt_cm_rtu_recv(ch);
