@@ -24,7 +24,7 @@ run_id=bench-$KVER-$(date -u +%Y%m%d-%H%M%S)
 out=$CACHE/results/$run_id
 mkdir -p "$out"
 
-modules="ours distro"
+modules="distro ours"
 note=
 if [ "$MODULE" = distro ]; then
 	modules=distro
@@ -67,6 +67,9 @@ for ln in lines:
         continue
     m, r, j = f[0], int(f[1]), f[2]
     iops, mbs, lat, cpu = map(float, f[3:])
+    if j == "skipped":
+        notes.append(f"{m} skipped in round {r}: ib_srpt stuck in the kernel")
+        continue
     if j == "setup-failed":
         if m == "ours":
             notes.append(f"our module did not load/serve in round {r}: no ratios from that round")

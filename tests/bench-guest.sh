@@ -37,7 +37,7 @@ hz=$(getconf CLK_TCK)
 
 rxe_setup || exit 1
 
-# serve_and_login MODULE: prints the initiator disk.
+# serve_and_login MODULE: writes the initiator disk to /tmp/bench-disk.
 serve_and_login() {
 	MODULE=$1
 	srpt_load || return 1
@@ -49,7 +49,7 @@ serve_and_login() {
 	[ -b "$dev" ] || dev=/dev/nullb$(cat "$d/index")
 	bs=$(lio_iblock bench "$dev") || return 1
 	srpt_target_create && srpt_lun 0 "$bs" && srpt_acl_add && srpt_enable &&
-		srp_login && srp_disk 0
+		srp_login && srp_disk 0 >/tmp/bench-disk
 }
 
 cleanup() {
@@ -58,36 +58,53 @@ cleanup() {
 	srpt_teardown
 	srpt_unload
 	modprobe -r null_blk 2>/dev/null
+	! grep -qw '^ib_srpt' /proc/modules
 }
 
+# A module that hangs (I/O that never completes, a logout that never ends)
+# is dropped from the remaining rounds; if it cannot even be unloaded, no
+# other module can be loaded and the bench stops there.
 rc=0
+dropped=
+stuck=
 for ((r = 1; r <= rounds; r++)); do
 	order=$modules
 	# Alternate which module goes first from one round to the next.
 	[ $((r % 2)) = 0 ] && order=$(echo "$modules" | tr ' ' '\n' | tac | tr '\n' ' ')
 	for m in $order; do
-		echo "## bench round $r: $m"
-		if ! disk=$(serve_and_login "$m"); then
-			echo "## bench: $m could not serve/login in round $r"
-			echo "$m $r setup-failed 0 0 0 0" >>"$res"
-			rc=1
-			cleanup
+		[[ " $dropped " == *" $m "* ]] && continue
+		if [ -n "$stuck" ]; then
+			echo "$m $r skipped 0 0 0 0" >>"$res"
 			continue
 		fi
+		echo "## bench round $r: $m"
+		rm -f /tmp/bench-disk
+		if ! run_deadline 120 serve_and_login "$m" >/tmp/bench-setup.log 2>&1; then
+			echo "## bench: $m could not serve/login in round $r: $(grep FAIL /tmp/bench-setup.log | tail -n 1)"
+			echo "$m $r setup-failed 0 0 0 0" >>"$res"
+			dropped+=" $m"
+			run_deadline 120 cleanup >/dev/null 2>&1 || stuck=$m
+			continue
+		fi
+		disk=$(cat /tmp/bench-disk)
 		for j in $jobs; do
 			args=$(job_args "$j") || { echo "## bench: unknown job $j"; continue; }
 			t0=$(busy_ticks)
 			# shellcheck disable=SC2086
-			fio --name="$j" --filename="$disk" --direct=1 --ioengine=libaio \
+			run_deadline $((runtime + 60)) fio --name="$j" --filename="$disk" \
+				--direct=1 --ioengine=libaio \
 				$args --time_based --runtime="$runtime" --ramp_time=2 \
 				--randrepeat=0 --norandommap --output-format=json \
 				>/tmp/fio.json 2>/tmp/fio.err
 			frc=$?
 			t1=$(busy_ticks)
 			if [ $frc -ne 0 ]; then
-				echo "## bench: fio $j failed on $m: $(tail -n 2 /tmp/fio.err)"
+				echo "## bench: fio $j failed on $m (status $frc$([ $frc = 124 ] && echo ', hung')): $(tail -n 2 /tmp/fio.err)"
 				echo "$m $r $j 0 0 0 0" >>"$res"
-				rc=1
+				if [ $frc = 124 ]; then
+					dropped+=" $m"
+					break
+				fi
 				continue
 			fi
 			# Busy CPU time is measured over ramp + runtime; I/Os only over
@@ -110,7 +127,12 @@ print(f"{m} {r} {j} {iops:.1f} {bw / 1e6:.2f} {lat:.1f} {cpu:.1f}")
 EOF
 			tail -n 1 "$res" | sed 's/^/## bench: /'
 		done
-		cleanup
+		if ! run_deadline 120 cleanup >/tmp/bench-cleanup.log 2>&1; then
+			echo "## bench: $m could not be logged out/unloaded in round $r"
+			dropped+=" $m"
+			stuck=$m
+		fi
 	done
 done
+[ -n "$stuck" ] && echo "## bench: ib_srpt ($stuck) stuck in the kernel: later measurements skipped"
 exit $rc

@@ -53,6 +53,26 @@ wait_for() {
 	"$@"
 }
 
+# run_deadline SECONDS CMD...: run CMD; if it is not done after SECONDS,
+# TERM then KILL it and return 124 without waiting for it further (a task
+# stuck in the kernel cannot be reaped; the caller must not hang on it).
+run_deadline() {
+	local t=$1 pid i
+	shift
+	"$@" &
+	pid=$!
+	for ((i = 0; i < t * 5; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.2
+	done
+	kill -TERM "$pid" 2>/dev/null
+	sleep 3
+	kill -KILL "$pid" 2>/dev/null
+	sleep 1
+	kill -0 "$pid" 2>/dev/null || wait "$pid"
+	return 124
+}
+
 # ---------------------------------------------------------------- soft-RoCE
 
 rxe_port_active() {
@@ -112,6 +132,9 @@ srpt_load() {
 		deps=$(modinfo -F depends "$KO" 2>/dev/null | tr ',' ' ')
 		[ -z "$deps" ] || modprobe -a $deps || die "modprobe $deps" || return 1
 		insmod "$KO" "$@" || die "insmod $KO" || return 1
+		# Out-of-tree modules taint with O: proves this is not the distro one.
+		grep -q O /sys/module/ib_srpt/taint ||
+			die "loaded ib_srpt is not the out-of-tree build" || return 1
 		;;
 	distro)
 		modprobe ib_srpt "$@" || die "modprobe ib_srpt" || return 1
