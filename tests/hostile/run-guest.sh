@@ -65,6 +65,8 @@ for c in $cases; do
 	line=$(echo "$out" | grep -E "^(PASS|FAIL) $c[ :]" | tail -n 1)
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		result FAIL "$c" "the tool hung (killed by the runner)"
+	elif [ -n "$splat" ] && [[ "$line" == FAIL* ]]; then
+		fail=$((fail + 1))	# verdict printed by the tool, splat lines above
 	elif [ -n "$splat" ]; then
 		result FAIL "$c" "kernel warning: $(echo "$splat" | head -n 1)"
 	elif [ "$rc" = 0 ] && [[ "$line" == PASS* ]]; then
