@@ -52,10 +52,11 @@ if [ "$MODULE" = ours ]; then
 fi
 
 # Guest budget: sum of scenario timeouts plus boot and slack.
-budget=120
+# (A scenario that times out also spends up to 150 s in cleanup.)
+budget=180
 for n in "${scenarios[@]}"; do
 	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
-	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} + 20))
+	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} + 90))
 done
 
 start=$(date +%s)

@@ -87,9 +87,16 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		esac
 	fi
 	if [ -z "$aborted" ]; then
-		if ! reset_state >"$dir/reset.log" 2>&1; then
-			[ -z "$reason" ] && reason="cleanup: $(head -n 1 "$dir/reset.log")"
-		fi
+		run_deadline 150 reset_state >"$dir/reset.log" 2>&1
+		case $? in
+		0) ;;
+		124)
+			[ -n "$reason" ] && reason+="; "
+			reason+="cleanup hung (logout/teardown/unload stuck in the kernel)"
+			aborted="cleanup after $name hung"
+			;;
+		*) [ -z "$reason" ] && reason="cleanup: $(head -n 1 "$dir/reset.log")" ;;
+		esac
 	fi
 	echo "e2e: end $name" >/dev/kmsg
 	secs=$(( $(date +%s) - start ))

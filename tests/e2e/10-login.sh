@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Login over the RDMA/CM; the null_blk LUN appears with the right size,
 # vendor and unit serial number. BREAK=acl leaves the ACL out (must fail).
-# timeout: 120
+# timeout: 90
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Write then read back with fio verify=crc32c, direct I/O: 4k random at
 # QD16 and 1M sequential at QD4, on a brd (RAM disk) LUN.
-# timeout: 240
+# timeout: 150
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

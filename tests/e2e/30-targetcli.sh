@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The same target configured through targetcli instead of raw configfs:
 # fileio backstore, /srpt target by the ib. name targetcli lists, LUN, ACL.
-# timeout: 240
+# timeout: 150
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

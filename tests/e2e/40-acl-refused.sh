@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # An initiator without an ACL is refused and sees no LUN (the only ACL is
 # for another initiator port).
-# timeout: 120
+# timeout: 90
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

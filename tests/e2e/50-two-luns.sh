@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Two LUNs (null_blk and a file) behind one target port; both appear with
 # their own size and serial; data written to LUN 1 reads back.
-# timeout: 180
+# timeout: 120
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Multichannel login: ib_srp ch_count=2 opens two RDMA channels to the same
 # target port; I/O on both CPUs verifies.
-# timeout: 180
+# timeout: 120
 . "$REPO/tests/lib.sh"
 set -e
 rxe_setup

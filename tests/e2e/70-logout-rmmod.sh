@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Logout (ib_srp remote port delete) and `rmmod ib_srpt` leave nothing
 # behind: no configfs leftovers, module refcount 0, module gone.
-# timeout: 180
+# timeout: 120
 . "$REPO/tests/lib.sh"
 set -e
 disk=$(srpt_standard_setup 64)
