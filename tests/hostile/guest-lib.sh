@@ -31,7 +31,7 @@ H_FIO_EXT=66696f0000000000
 
 h_log() { echo "## hostile: $*"; }
 
-H_SPLAT='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|hung_task)'
+H_SPLAT='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
 
 h_dmesg_mark() {
 	local id
@@ -175,6 +175,13 @@ h_tool() {
 	shift
 	timeout -k 5 180 "$HOSTILE" -a "$H_ADDR" -p "$H_PORT" -g "$H_GUID" -I "$H_IPORT" \
 		-c "$c" -t 90 "$@"
+}
+
+# A fresh hostile-tool login + INQUIRY + READ works; prints why not.
+h_sanity() {
+	h_tool sanity "$@" >/tmp/hostile.sanity 2>&1 && return 0
+	grep -E '^(PASS|FAIL)|^  ' /tmp/hostile.sanity | head -n 5
+	return 1
 }
 
 # The Linux initiator's disk answers a 4 KiB direct read.

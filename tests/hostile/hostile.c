@@ -1527,6 +1527,34 @@ static int case_tmf_abort_race(void)
 					 conn_state(&c));
 		}
 	}
+	/*
+	 * Bursts: 8 READs of 128 KiB in flight, then an ABORT TASK for each,
+	 * newest first, so that some aborts find their command mid-transfer.
+	 */
+	enum { B = 8, ROUNDS = 6 };
+	int bcompleted = 0, baborted = 0;
+
+	for (int k = 0; k < ROUNDS && !r; k++) {
+		uint64_t cend = now_ms() + 15000;
+
+		while (c.credits < 2 * B && !c.broken && !c.disconnected && now_ms() < cend)
+			pump(&c, 500);
+		if (c.credits < 2 * B) {
+			r = fail("burst %d: credits not returned (%d left): %s", k, c.credits,
+				 conn_state(&c));
+			break;
+		}
+		for (i = 0; i < B; i++)
+			send_read10(&c, 0x20000 + k * 16 + i, i * 256, 256, (size_t)i << 17);
+		for (i = B - 1; i >= 0; i--)
+			send_tmf(&c, 0x30000 + k * 16 + i, opt_lun, TMF_ABORT_TASK,
+				 0x20000 + k * 16 + i);
+		for (i = 0; i < B && !r; i++)
+			if (wait_rsp(&c, 0x30000 + k * 16 + i, 20000, &ri))
+				r = fail("burst %d: no response to ABORT TASK %d: %s", k, i,
+					 conn_state(&c));
+	}
+
 	/* Stragglers: give the target a moment, then count. */
 	uint64_t end = now_ms() + 2000;
 
@@ -1541,8 +1569,23 @@ static int case_tmf_abort_race(void)
 			r = fail("TMF 0x%x got %d responses", 0x9000 + i, nt);
 		nc ? completed++ : aborted++;
 	}
+	for (int k = 0; k < ROUNDS && !r; k++)
+		for (i = 0; i < B && !r; i++) {
+			uint64_t ct = 0x20000 + k * 16 + i, tt = 0x30000 + k * 16 + i;
+			int nc = count_rsp(&c, ct), nt = count_rsp(&c, tt);
+
+			if (nc > 1)
+				r = fail("burst command 0x%llx got %d responses",
+					 (unsigned long long)ct, nc);
+			else if (nt != 1)
+				r = fail("burst TMF 0x%llx got %d responses",
+					 (unsigned long long)tt, nt);
+			nc ? bcompleted++ : baborted++;
+		}
 	info("%d rounds: %d commands completed, %d aborted without response, %d TMFs answered COMPLETE",
 	     N, completed, aborted, tmf_ok);
+	info("%d bursts of %d: %d commands completed, %d aborted without response",
+	     ROUNDS, B, bcompleted, baborted);
 	if (!r)
 		r = check_inquiry(&c, 0xa000, "after the abort storm");
 	conn_close(&c);
@@ -1939,7 +1982,13 @@ int main(int argc, char **argv)
 		t0 = now_ms();
 		r = run_child(cases[i].name, cases[i].fn, opt_timeout, why, sizeof(why));
 		if (!r && !opt_no_probe && cases[i].fn != case_sanity) {
-			if (run_child("probe", case_sanity, opt_timeout, pwhy, sizeof(pwhy))) {
+			int lun = opt_lun;
+
+			opt_lun = 0;	/* the probe always uses the working LUN 0 */
+			if (run_child("probe", case_sanity, opt_timeout, pwhy, sizeof(pwhy)))
+				r = 1;
+			opt_lun = lun;
+			if (r) {
 				r = 1;
 				snprintf(why, sizeof(why), "target did not survive: probe: %s", pwhy);
 			}

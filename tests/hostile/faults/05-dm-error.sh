@@ -15,7 +15,9 @@ acl=$H_TPG/acls/0x$H_IPORT
 mkdir -p "$H_TPG/lun/lun_2" && ln -s "$d" "$H_TPG/lun/lun_2/herr" &&
 	mkdir -p "$acl/lun_1" && ln -s "$H_TPG/lun/lun_2" "$acl/lun_1/map" ||
 	{ echo "cannot map the failing LUN"; bad=1; }
-h_tool io_error_lun -L 1 | grep -vE '^[0-9]+ passed' || bad=1
+h_tool io_error_lun -L 1 >/tmp/f.out 2>&1
+grep -vE "^[0-9]+ passed" /tmp/f.out
+grep -q "^PASS io_error_lun" /tmp/f.out || bad=1
 rm -f "$acl/lun_1/map"; rmdir "$acl/lun_1"
 rm -f "$H_TPG/lun/lun_2/herr"; rmdir "$H_TPG/lun/lun_2"
 rmdir "$d" "$H_CFG/core/iblock_0" 2>/dev/null
