@@ -1711,13 +1711,23 @@ static int case_sanity(void)
 		return 1;
 	}
 	r = check_inquiry(&c, 1, "INQUIRY");
-	if (!r) {
+	/* A UNIT ATTENTION (e.g. LUN inventory changed) is reported once: retry. */
+	for (int k = 0; !r && k < 4; k++) {
 		struct rspinfo ri;
+		char s[160];
 
-		if (send_read10(&c, 2, 0, 8, 0) || wait_rsp(&c, 2, 15000, &ri))
+		if (send_read10(&c, 2 + k, 0, 8, 0) || wait_rsp(&c, 2 + k, 15000, &ri)) {
 			r = fail("READ(10): %s", conn_state(&c));
-		else if (ri.status != SAM_GOOD)
-			r = fail("READ(10): status 0x%02x", ri.status);
+			break;
+		}
+		if (ri.status == SAM_GOOD)
+			break;
+		fmt_rsp(&ri, s, sizeof(s));
+		if (ri.status == SAM_CHECK_CONDITION && ri.sense_key == 0x6 && k < 3) {
+			dbg("READ(10): unit attention (%s), retrying", s);
+			continue;
+		}
+		r = fail("READ(10): %s", s);
 	}
 	conn_close(&c);
 	return r;
