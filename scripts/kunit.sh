@@ -40,8 +40,8 @@ fail() {
 [ -x "$PY" ] || PY=python3
 mkdir -p "$base"
 
-# One preparer at a time (tree unpacking and symlink replacement).
-exec 9>"$base/prepare.lock"
+# One preparer per tree at a time (unpacking, symlink replacement, build).
+exec 9>"$base/prepare-$KTREE.lock"
 flock 9
 
 # --- Locate the source tarball for the requested tree ----------------------
