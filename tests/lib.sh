@@ -137,6 +137,7 @@ srpt_load() {
 			die "loaded ib_srpt is not the out-of-tree build" || return 1
 		;;
 	distro)
+		rm -f /etc/modprobe.d/zz-ib-srpt-ours.conf
 		modprobe ib_srpt "$@" || die "modprobe ib_srpt" || return 1
 		;;
 	*) die "MODULE=$MODULE: nothing to load"; return 1 ;;
