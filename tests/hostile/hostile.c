@@ -1528,7 +1528,7 @@ static int case_tmf_abort_race(void)
 		}
 	}
 	/*
-	 * Bursts: 8 READs of 128 KiB in flight, then an ABORT TASK for each,
+	 * Bursts: 8 READs of 1 MiB in flight, then an ABORT TASK for each,
 	 * newest first, so that some aborts find their command mid-transfer.
 	 */
 	enum { B = 8, ROUNDS = 6 };
@@ -1544,8 +1544,9 @@ static int case_tmf_abort_race(void)
 				 conn_state(&c));
 			break;
 		}
+		/* 1 MiB each (all into the first MiB of our buffer): long transfers */
 		for (i = 0; i < B; i++)
-			send_read10(&c, 0x20000 + k * 16 + i, i * 256, 256, (size_t)i << 17);
+			send_read10(&c, 0x20000 + k * 16 + i, i * 2048, 2048, 0);
 		for (i = B - 1; i >= 0; i--)
 			send_tmf(&c, 0x30000 + k * 16 + i, opt_lun, TMF_ABORT_TASK,
 				 0x20000 + k * 16 + i);
