@@ -161,10 +161,22 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
 mkdir -p "$(dirname "$LOCK")"
 say "kernel $rel, module $module, script $run"
 say "results in $out (timeout ${timeout}s after the heavy lock is taken)"
+# While $CACHE/FREEZE exists the bench serves only runs started with
+# IB_SRPT_FINAL=1 (the release check); everything else stops at once.
+FREEZE=$CACHE/FREEZE
+export FREEZE IB_SRPT_FINAL=${IB_SRPT_FINAL:-0}
+if [ -e "$FREEZE" ] && [ "$IB_SRPT_FINAL" != 1 ]; then
+	say "the bench is frozen for a final check ($FREEZE); not booting"
+	exit 3
+fi
 t0=$(date +%s)
 set +e
 rm -f "$out/.lock-taken"
 flock "$LOCK" bash -c 'date +%s >"$2/.lock-taken"
+	if [ -e "$FREEZE" ] && [ "$IB_SRPT_FINAL" != 1 ]; then
+		echo "vm: the bench is frozen for a final check; not booting" >&2
+		exit 3
+	fi
 	echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift 2
 	exec timeout -k 10 "$@"' _ "$t0" "$out" "$timeout" "${qemu[@]}" </dev/null 2>&1 |
 	tr -d '\r' | tee "$out/console.log" |
