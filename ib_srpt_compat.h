@@ -8,6 +8,11 @@
 
 #include <linux/version.h>
 
+/* hex_to_bin() moved to <linux/hex.h> (6.2); 7.x no longer pulls it in. */
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>
+#endif
+
 /*
  * target_submit() returns an error code since 6.5 (it used to be void);
  * a non-zero return means the command was already completed with sense.
