@@ -8,8 +8,8 @@
 
 #include <linux/version.h>
 
-/* hex_to_bin() moved to <linux/hex.h> (6.2); 7.x no longer pulls it in. */
-#if __has_include(<linux/hex.h>)
+/* hex_to_bin() lives in <linux/hex.h>; 7.x no longer includes it for us. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/hex.h>
 #endif
 
