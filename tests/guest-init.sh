@@ -23,9 +23,24 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
+# The checkout may live below a directory that gets a tmpfs here (a CI
+# clone under /tmp, say): keep it reachable at the same path.
+repo=$(sed -n 's/^REPO=//p' /out/vm.env)
+keep=
+case "$repo" in
+/tmp/*|/run/*|/dev/shm/*)
+	keep=/.srpt-repo
+	mkdir -p "$keep"
+	mount --bind "$repo" "$keep"
+	;;
+esac
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
+if [ -n "$keep" ]; then
+	mkdir -p "$repo"
+	mount --bind "$keep" "$repo"
+fi
 modprobe -q configfs
 mount -t configfs configfs /sys/kernel/config
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
