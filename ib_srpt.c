@@ -3577,7 +3577,7 @@ static struct ib_client srpt_client = {
  * srpt_parse_i_port_id() - parse an initiator port identifier.
  * @i_port_id: receives the 128-bit identifier, big endian.
  * @name: "0x" followed by 1 to 32 hex digits, 1 to 32 hex digits, or a GUID
- *        "xxxx:xxxx:xxxx:xxxx" (four groups of 1 to 4 hex digits). Case
+ *        "hhhh:hhhh:hhhh:hhhh" (four groups of 1 to 4 hex digits). Case
  *        insensitive; one trailing newline is accepted.
  *
  * A hex number is right-aligned in @i_port_id; a GUID fills bytes 8 to 15.
@@ -3686,7 +3686,7 @@ is_ip:
 
 /**
  * srpt_lookup_port() - find the RDMA port a target port name refers to.
- * @name: GUID form "xxxx:xxxx:xxxx:xxxx" or GID form "0x" + 32 hex digits
+ * @name: GUID form "hhhh:hhhh:hhhh:hhhh" or GID form "0x" + 32 hex digits
  *        (also accepted without "0x" and with rtslib's "ib." prefix) of
  *        GID index 0 of the port. Case insensitive.
  * @port_id: receives the name slot of the port the spelling belongs to.
@@ -3780,7 +3780,7 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 
 	sport = srpt_lookup_port(name, &port_id);
 	if (!sport) {
-		pr_info("%s: no RDMA port with this GUID (xxxx:xxxx:xxxx:xxxx) or GID (0x + 32 hex digits) at GID index 0\n",
+		pr_info("%s: no RDMA port with this GUID (hhhh:hhhh:hhhh:hhhh) or GID (0x + 32 hex digits) at GID index 0\n",
 			name);
 		return ERR_PTR(-EINVAL);
 	}
@@ -3994,7 +3994,7 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	bool is_ip;
 
 	if (srpt_parse_acl_name(name, i_port_id, &is_ip)) {
-		pr_err("%s: invalid ACL name; expected an initiator port ID (0x + up to 32 hex digits, or a GUID xxxx:xxxx:xxxx:xxxx) or an IP address\n",
+		pr_err("%s: invalid ACL name; expected an initiator port ID (0x + up to 32 hex digits, or a GUID hhhh:hhhh:hhhh:hhhh) or an IP address\n",
 		       name);
 		return -EINVAL;
 	}
