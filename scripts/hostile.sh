@@ -8,7 +8,8 @@
 #
 # Environment: KVER=6.1|6.12 (default 6.12), MODULE=ours|distro (default
 # ours), CACHE (default /var/cache/ib_srpt), HOSTILE_CASES=a,b,c (default
-# all), HOSTILE_FAULTS=0 to skip the fault scripts, HOSTILE_TIMEOUT=per-case
+# all), HOSTILE_FAULTS=0 to skip the fault scripts (or a comma list
+# of their numbers, e.g. 05,08), HOSTILE_TIMEOUT=per-case
 # seconds (default 120), VM_TIMEOUT=whole-guest seconds (default 2400).
 set -uo pipefail
 

@@ -51,7 +51,7 @@ h_splats_since() {
 
 h_save() {
 	{
-		for v in H_GUID H_G16 H_WWN H_TPG H_DISK H_ADDR; do
+		for v in H_GUID H_G16 H_WWN H_TPG H_DISK H_ADDR H_SHOST; do
 			printf "%s=%q\n" "$v" "${!v:-}"
 		done
 	} >"$H_STATE"
@@ -111,14 +111,33 @@ h_rd() {	# h_rd NAME MiB: a ramdisk backstore
 	echo 1 >"$d/enable"
 }
 
-h_acl() {	# h_acl NAME TPG_LUN: ACL whose LUN 0 is the TPG's lun_N
-	local a=$H_TPG/acls/$1
+h_acl() {	# h_acl NAME TPG_LUN [TPG]: ACL whose LUN 0 is the TPG's lun_N
+	local t=${3:-$H_TPG}
+	local a=$t/acls/$1
 	mkdir -p "$a/lun_0" || return 1
-	[ -L "$a/lun_0/map" ] || ln -s "$H_TPG/lun/lun_$2" "$a/lun_0/map"
+	[ -L "$a/lun_0/map" ] || ln -s "$t/lun/lun_$2" "$a/lun_0/map"
+}
+
+# h_gid_acls IBDEV EXT TPG_LUN [TPG]: ACLs for a Linux initiator logging in
+# through IBDEV with initiator_ext EXT. Its port ID is EXT || the interface
+# ID of a GID (index 0 is the one used; cover every populated GID to be
+# independent of that). Builtins only: the GID table has hundreds of
+# entries and forks are slow under TCG. The populated ones come first.
+h_gid_acls() {
+	local i g id seen=" "
+	for i in 0 1 2 3 4 5 6 7; do
+		read -r g 2>/dev/null </sys/class/infiniband/$1/ports/1/gids/$i || continue
+		g=${g//:/}
+		id=${g:16:16}
+		[ -n "$id" ] && [ "$id" != 0000000000000000 ] || continue
+		[[ "$seen" == *" $id "* ]] && continue
+		seen+="$id "
+		h_acl "0x$2$id" "$3" "${4:-}" || { echo "cannot create ACL 0x$2$id"; return 1; }
+	done
 }
 
 h_configure() {
-	local gid0 id
+	local gid0
 	mkdir -p "$H_CFG/srpt" 2>/dev/null
 	gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
 	H_WWN=0x$(echo "$gid0" | tr -d :)
@@ -129,51 +148,71 @@ h_configure() {
 	[ -L "$H_TPG/lun/lun_0/fio_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/fio_rd" "$H_TPG/lun/lun_0/fio_rd"
 	[ -L "$H_TPG/lun/lun_1/hostile_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_1/hostile_rd"
 	h_acl "0x$H_IPORT" 1 || { echo "cannot create the hostile ACL"; return 1; }
-	# The Linux initiator: initiator_ext || interface ID of a GID (index 0 is
-	# the one used; cover every populated GID to be independent of that).
-	# (Builtins only: the GID table has hundreds of entries and forks are
-	# slow under TCG. The populated ones come first.)
-	local i g seen=" "
-	for i in 0 1 2 3 4 5 6 7; do
-		read -r g 2>/dev/null </sys/class/infiniband/rxe0/ports/1/gids/$i || continue
-		g=${g//:/}
-		id=${g:16:16}
-		[ -n "$id" ] && [ "$id" != 0000000000000000 ] || continue
-		[[ "$seen" == *" $id "* ]] && continue
-		seen+="$id "
-		h_acl "0x$H_FIO_EXT$id" 0 || { echo "cannot create ACL 0x$H_FIO_EXT$id"; return 1; }
-	done
+	h_gid_acls rxe0 "$H_FIO_EXT" 0 || return 1
 	echo "$H_PORT" >"$H_CFG/srpt/discovery_auth/rdma_cm_port" || { echo "cannot set rdma_cm_port"; return 1; }
 	echo 1 >"$H_TPG/enable" || { echo "cannot enable the TPG"; return 1; }
 }
 
-h_srp_disk() {	# the sd disk behind ib_srp, if any
-	local h d
+h_srp_hosts() {	# the SCSI hosts of ib_srp, one name per line
+	local h
 	for h in /sys/class/scsi_host/host*; do
-		grep -q ib_srp "$h/proc_name" 2>/dev/null || continue
-		for d in /sys/block/sd*; do
-			[ -e "$d" ] || continue
-			readlink -f "$d" | grep -q "/$(basename "$h")/" && { echo "/dev/$(basename "$d")"; return 0; }
-		done
+		grep -q ib_srp "$h/proc_name" 2>/dev/null && basename "$h"
+	done
+	return 0
+}
+
+h_host_disk() {	# h_host_disk HOST: the sd disk behind that SCSI host
+	local d
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] || continue
+		readlink -f "$d" | grep -q "/$1/" && { echo "/dev/$(basename "$d")"; return 0; }
 	done
 	return 1
 }
 
-h_srp_login() {
+# The disk of the Linux initiator's main login (lun_0, fio). Other logins
+# (the multipath fault) have disks too: only the host recorded at login
+# counts, re-read from the state file because logins change it.
+h_srp_disk() {
+	local h
+	h=$(sed -n 's/^H_SHOST=//p' "$H_STATE" 2>/dev/null)
+	[ -n "$h" ] || return 1
+	h_host_disk "$h"
+}
+
+# h_srp_add IBDEV ADDR TARGET_GUID16 INITIATOR_EXT: log ib_srp in through
+# IBDEV port 1; prints the new SCSI host once it has a disk.
+h_srp_add() {
+	local before try at=/sys/class/infiniband_srp/srp-$1-1/add_target
 	modprobe -a sd_mod ib_srp || return 1
-	h_wait 10 test -e /sys/class/infiniband_srp/srp-rxe0-1/add_target || return 1
+	h_wait 10 test -e "$at" || { echo "no $at"; return 1; }
+	before=" $(h_srp_hosts | tr '\n' ' ')"
 	# ib_srp drops a removed target from its list asynchronously, after
 	# the remote port is gone: EEXIST right after a logout is transient.
-	local try
 	for try in $(seq 20); do
-		echo "id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$H_PORT,initiator_ext=$H_FIO_EXT" \
-			>/sys/class/infiniband_srp/srp-rxe0-1/add_target 2>/tmp/hostile.add_target && break
+		echo "id_ext=$3,ioc_guid=$3,dest=[$2]:$H_PORT,initiator_ext=$4" \
+			>"$at" 2>/tmp/hostile.add_target && break
 		grep -q 'File exists' /tmp/hostile.add_target || try=20
 		[ "$try" = 20 ] && { echo "ib_srp add_target failed: $(cat /tmp/hostile.add_target)"; return 1; }
 		sleep 1
 	done
-	h_wait 30 h_srp_disk >/dev/null || { echo "no disk from ib_srp"; return 1; }
-	H_DISK=$(h_srp_disk)
+	h_new_host() {
+		local x
+		for x in $(h_srp_hosts); do
+			[[ "$before" == *" $x "* ]] && continue
+			h_host_disk "$x" >/dev/null && { echo "$x"; return 0; }
+		done
+		return 1
+	}
+	h_wait 30 h_new_host >/dev/null || { echo "no disk from ib_srp via $1"; return 1; }
+	h_new_host
+}
+
+h_srp_login() {
+	local h
+	h=$(h_srp_add rxe0 "$H_ADDR" "$H_G16" "$H_FIO_EXT") || { echo "$h"; return 1; }
+	H_SHOST=$h
+	H_DISK=$(h_host_disk "$h")
 	h_save
 }
 

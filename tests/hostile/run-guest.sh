@@ -10,7 +10,8 @@
 #
 # Environment (from vm.env): REPO MODULE KO OUT; HOSTILE = path of the
 # built tool; HOSTILE_CASES = comma list (default all); HOSTILE_FAULTS = 0
-# to skip the fault scripts; HOSTILE_TIMEOUT = per-case seconds.
+# to skip the fault scripts, 1 for all, or a comma list of their numbers
+# (e.g. 05,08); HOSTILE_TIMEOUT = per-case seconds.
 set -uo pipefail
 
 HDIR=$REPO/tests/hostile
@@ -101,11 +102,13 @@ fi
 if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 	for f in "$HDIR"/faults/*.sh; do
 		[ -f "$f" ] || continue
+		num=$(basename "$f" | cut -d- -f1)
+		[ "${HOSTILE_FAULTS:-1}" = 1 ] || [[ ",$HOSTILE_FAULTS," == *",$num,"* ]] || continue
 		name=fault_$(basename "$f" .sh)
 		mark=$(h_dmesg_mark "$name")
-		out=$(timeout -k 5 600 bash "$f" 2>&1)
-		rc=$?
-		echo "$out" | sed 's/^/  /'
+		# streamed, so that a fault that hangs shows how far it got
+		timeout -k 5 600 bash "$f" 2>&1 | sed -u 's/^/  /'
+		rc=${PIPESTATUS[0]}
 		splat=$(h_splats_since "$mark")
 		if [ -n "$splat" ]; then
 			warnings=$((warnings + $(echo "$splat" | wc -l)))
