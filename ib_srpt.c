@@ -1176,9 +1176,11 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
  * @ch: channel the IU arrived on.
  * @recv: buffer.
  *
- * The credit the IU consumed is returned with the next response. A
- * per-channel buffer of a channel that is going away is not reposted; SRQ
- * buffers always are, since other channels share them.
+ * Credits are not touched here: an answered IU's credit travels in its
+ * own response (srpt_credit_delta()), and whoever drops an IU without an
+ * answer adds it to req_lim_delta. A per-channel buffer of a channel that
+ * is going away is not reposted; SRQ buffers always are, since other
+ * channels share them.
  */
 static void srpt_repost_recv(struct srpt_rdma_ch *ch,
 			     struct srpt_recv_ioctx *recv)
@@ -1186,7 +1188,6 @@ static void srpt_repost_recv(struct srpt_rdma_ch *ch,
 	struct srpt_device *sdev = ch->sport->sdev;
 	int ret;
 
-	atomic_inc(&ch->req_lim_delta);
 	if (!ch->use_srq && ch->state > CH_LIVE)
 		return;
 	ret = srpt_post_recv(sdev, ch, recv);

@@ -216,6 +216,39 @@ h_srp_login() {
 	h_save
 }
 
+# h_dm NAME TABLE: a device-mapper device; prints its /dev/dm-N. (No
+# udev daemon in the guest: libdevmapper must not wait for one.)
+h_dm() {
+	local m
+	DM_DISABLE_UDEV=1 dmsetup create "$1" --table "$2" || return 1
+	m=$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')
+	h_wait 10 test -b "/dev/dm-$m" || return 1
+	echo "/dev/dm-$m"
+}
+
+h_dm_remove() { DM_DISABLE_UDEV=1 dmsetup remove "$@"; }
+
+# h_iblock_lun NAME DEV N: an iblock backstore on DEV, exported as the
+# TPG's lun_(N+10) and mapped as LUN N of the hostile initiator's ACL.
+h_iblock_lun() {
+	local d=$H_CFG/core/iblock_0/$1 acl=$H_TPG/acls/0x$H_IPORT t=$H_TPG/lun/lun_$(($3 + 10))
+	mkdir -p "$d" && echo "udev_path=$2" >"$d/control" && echo 1 >"$d/enable" ||
+		{ echo "cannot create the iblock backstore $1 on $2"; return 1; }
+	mkdir -p "$t" && ln -s "$d" "$t/$1" &&
+		mkdir -p "$acl/lun_$3" && ln -s "$t" "$acl/lun_$3/map" ||
+		{ echo "cannot map $1 as LUN $3"; return 1; }
+}
+
+# h_iblock_unlun NAME N: undo h_iblock_lun.
+h_iblock_unlun() {
+	local acl=$H_TPG/acls/0x$H_IPORT t=$H_TPG/lun/lun_$(($2 + 10))
+	rm -f "$acl/lun_$2/map"; rmdir "$acl/lun_$2"
+	rm -f "$t/$1"; rmdir "$t"
+	rmdir "$H_CFG/core/iblock_0/$1" || { echo "cannot remove the backstore $1"; return 1; }
+	rmdir "$H_CFG/core/iblock_0" 2>/dev/null
+	return 0
+}
+
 # Run one hostile-tool case: h_tool CASE [tool options]
 h_tool() {
 	local c=$1

@@ -1705,12 +1705,13 @@ static int case_i_logout(void)
 static int case_sanity(void)
 {
 	struct conn c;
-	int r;
+	int r, granted;
 
 	if (login_ok(&c, NULL)) {
 		conn_free(&c);
 		return 1;
 	}
+	granted = c.credits;
 	r = check_inquiry(&c, 1, "INQUIRY");
 	/* A UNIT ATTENTION (e.g. LUN inventory changed) is reported once: retry. */
 	for (int k = 0; !r && k < 4; k++) {
@@ -1730,8 +1731,25 @@ static int case_sanity(void)
 		}
 		r = fail("READ(10): %s", s);
 	}
+	/* Each answered command returns exactly the credit it took. */
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d with nothing outstanding", granted,
+			 c.credits);
 	conn_close(&c);
 	return r;
+}
+
+/*
+ * The sense of a backstore I/O error: MEDIUM ERROR, HARDWARE ERROR or
+ * NOT READY / LOGICAL UNIT COMMUNICATION FAILURE (what LIO reports for a
+ * failed block I/O). ILLEGAL REQUEST would mean the command never reached
+ * the backstore, e.g. LOGICAL UNIT NOT SUPPORTED for an unmapped LUN.
+ */
+static bool is_backend_error(const struct rspinfo *ri)
+{
+	return ri->status == SAM_CHECK_CONDITION && ri->has_sense &&
+	       (ri->sense_key == 0x3 || ri->sense_key == 0x4 ||
+		(ri->sense_key == 0x2 && ri->asc == 0x08));
 }
 
 /* a LUN whose backstore fails I/O (dm-error): CHECK CONDITION, never GOOD or a hang */
@@ -1756,9 +1774,160 @@ static int case_io_error_lun(void)
 		}
 		fmt_rsp(&ri, s, sizeof(s));
 		info("%s(10) on the failing LUN: %s", k ? "WRITE" : "READ", s);
-		if (ri.status != SAM_CHECK_CONDITION)
-			r = fail("%s(10): expected CHECK CONDITION, got %s", k ? "WRITE" : "READ", s);
+		if (!is_backend_error(&ri))
+			r = fail("%s(10): expected CHECK CONDITION for a backstore error, got %s",
+				 k ? "WRITE" : "READ", s);
 	}
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * Wait up to 1.5 s for stray responses to an aborted command: none is
+ * right (same I_T nexus, so no TASK ABORTED status either), one with a
+ * status is a command that completed instead of being aborted.
+ */
+static int expect_no_rsp(struct conn *c, uint64_t tag, const char *what)
+{
+	uint64_t end = now_ms() + 1500;
+	int n;
+
+	while (now_ms() < end && !c->broken && !c->disconnected)
+		pump(c, 200);
+	n = count_rsp(c, tag);
+	if (n)
+		return fail("%s: the aborted command 0x%llx got %d response(s)", what,
+			    (unsigned long long)tag, n);
+	return 0;
+}
+
+/*
+ * Send a TMF and check it answers FUNCTION COMPLETE no sooner than
+ * min_ms: earlier, the target cannot have waited for the backend to give
+ * the command back.
+ */
+static int tmf_waits(struct conn *c, uint64_t tag, uint8_t func, uint64_t task,
+		     int min_ms, const char *what)
+{
+	struct rspinfo ri;
+	uint64_t t0 = now_ms();
+	char s[160];
+
+	if (send_tmf(c, tag, opt_lun, func, task) || wait_rsp(c, tag, 30000, &ri))
+		return fail("%s: no TMF response within 30 s: %s", what, conn_state(c));
+	fmt_rsp(&ri, s, sizeof(s));
+	info("%s: TMF answered after %llu ms: %s", what,
+	     (unsigned long long)(now_ms() - t0), s);
+	if (ri.resp_code != TMF_RSP_COMPLETE)
+		return fail("%s: expected FUNCTION COMPLETE, got %s", what, s);
+	if (now_ms() - t0 < (uint64_t)min_ms)
+		return fail("%s: answered after %llu ms, before the backend could have returned the command",
+			    what, (unsigned long long)(now_ms() - t0));
+	return 0;
+}
+
+/*
+ * (-c only) A LUN whose backstore holds every I/O for 2 s (dm-delay):
+ * ABORT TASK of a READ and of a WRITE (its data already fetched), then a
+ * LOGICAL UNIT RESET over four commands, all while the commands sit in
+ * the backend. Each TMF must wait for the backend and answer FUNCTION
+ * COMPLETE, the aborted commands get no response, and every credit they
+ * held comes back.
+ */
+static int case_abort_inflight(void)
+{
+	enum { DELAY_MS = 2000, MIN_MS = 1000 };
+	struct conn c;
+	int r = 0, k, granted;
+	char what[64];
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	for (k = 0; k < 2 && !r; k++) {
+		uint64_t ct = 0xa100 + k;
+
+		snprintf(what, sizeof(what), "ABORT TASK of a %s", k ? "WRITE" : "READ");
+		if (k ? send_write10(&c, ct, 64, 8) : send_read10(&c, ct, 64, 8, 0)) {
+			r = fail("%s: could not post: %s", what, conn_state(&c));
+			break;
+		}
+		sleep_ms(300);
+		r = tmf_waits(&c, 0xa200 + k, TMF_ABORT_TASK, ct, MIN_MS, what);
+		if (!r)
+			r = expect_no_rsp(&c, ct, what);
+	}
+	if (!r) {
+		for (k = 0; k < 4 && !r; k++)
+			if (k & 1 ? send_write10(&c, 0xa300 + k, 128 + 8 * k, 8) :
+				    send_read10(&c, 0xa300 + k, 128 + 8 * k, 8, 4096u * k))
+				r = fail("LUN RESET: could not post command %d: %s", k, conn_state(&c));
+		sleep_ms(300);
+		if (!r)
+			r = tmf_waits(&c, 0xa400, TMF_LUN_RESET, 0, MIN_MS, "LOGICAL UNIT RESET");
+		for (k = 0; k < 4 && !r; k++)
+			r = expect_no_rsp(&c, 0xa300 + k, "LOGICAL UNIT RESET");
+	}
+	/* The reset leaves a unit attention: the INQUIRY is not affected. */
+	if (!r)
+		r = check_inquiry(&c, 0xa500, "after the aborts");
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d after all commands ended (leaked by the aborts)",
+			 granted, c.credits);
+	if (!r)
+		info("TMFs waited for the backend (~%d ms per I/O); %d credits back", DELAY_MS,
+		     c.credits);
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * (-c only) A LUN whose backstore fails all I/O one second out of two
+ * (dm-flakey): for 5 s every READ and WRITE must end in GOOD or CHECK
+ * CONDITION, each within 30 s, and both must be seen.
+ */
+static int case_io_flakey_lun(void)
+{
+	struct conn c;
+	struct rspinfo ri;
+	char s[160];
+	int r = 0, good = 0, cc = 0, n = 0;
+	uint64_t end;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	end = now_ms() + 5000;
+	while (now_ms() < end && !r) {
+		uint64_t tag = 0xf000 + n;
+		bool wr = n & 1;
+
+		if ((wr ? send_write10(&c, tag, 8 * (n % 64), 8) :
+			  send_read10(&c, tag, 8 * (n % 64), 8, 0)) ||
+		    wait_rsp(&c, tag, 30000, &ri)) {
+			r = fail("%s %d: %s", wr ? "WRITE" : "READ", n, conn_state(&c));
+			break;
+		}
+		n++;
+		if (ri.status == SAM_GOOD) {
+			good++;
+		} else if (is_backend_error(&ri)) {
+			cc++;
+		} else {
+			fmt_rsp(&ri, s, sizeof(s));
+			r = fail("%s: expected GOOD or CHECK CONDITION for a backstore error, got %s",
+				 wr ? "WRITE" : "READ", s);
+		}
+		sleep_ms(50);
+	}
+	info("%d commands on the flaky LUN: %d GOOD, %d CHECK CONDITION", n, good, cc);
+	if (!r && (!good || !cc))
+		r = fail("expected both GOOD and CHECK CONDITION from a flaky backstore");
+	if (!r)
+		r = check_inquiry(&c, 0xf800, "after the flaky I/O");
 	conn_close(&c);
 	return r;
 }
@@ -1815,6 +1984,8 @@ static const struct tcase cases[] = {
 	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
 	/* only on request (-c), used by the fault scripts */
 	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
+	{ "abort_inflight", case_abort_inflight, "(-c only) slow backstore: TMFs wait, no credit lost" },
+	{ "io_flakey_lun", case_io_flakey_lun, "(-c only) flaky backstore -> GOOD or CHECK CONDITION" },
 };
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 
