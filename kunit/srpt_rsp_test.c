@@ -402,6 +402,59 @@ static void srpt_tmr_mapping(struct kunit *test)
 				    "function %#x", unknown[i]);
 }
 
+/*
+ * Give the fixture's command a receive buffer on a channel that is going
+ * away (so reposting it does not reach an HCA).
+ */
+static void srpt_test_hold_recv(struct kunit *test)
+{
+	struct srpt_rsp_fixture *f = test->priv;
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport), GFP_KERNEL);
+	struct srpt_device *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct srpt_recv_ioctx *recv = kunit_kzalloc(test, sizeof(*recv), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	KUNIT_ASSERT_NOT_NULL(test, recv);
+	sport->sdev = sdev;
+	f->ch->sport = sport;
+	f->ch->state = CH_DISCONNECTING;
+	INIT_LIST_HEAD(&f->ch->free_list);
+	f->ioctx->recv_ioctx = recv;
+}
+
+/* An answered command's credit goes back in its response, and only there. */
+static void srpt_rsp_credit_once_answered(struct kunit *test)
+{
+	struct srpt_rsp_fixture *f = test->priv;
+	struct srp_rsp *rsp = srpt_test_rsp(test);
+
+	srpt_test_hold_recv(test);
+	srpt_build_cmd_rsp(f->ch, f->ioctx, 1, SAM_STAT_GOOD);
+	srpt_release_recv(f->ioctx);
+	KUNIT_EXPECT_NULL(test, f->ioctx->recv_ioctx);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
+	srpt_build_cmd_rsp(f->ch, f->ioctx, 2, SAM_STAT_GOOD);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
+}
+
+/* A command released without a response (aborted) owes exactly one credit. */
+static void srpt_rsp_credit_once_aborted(struct kunit *test)
+{
+	struct srpt_rsp_fixture *f = test->priv;
+	struct srp_rsp *rsp = srpt_test_rsp(test);
+
+	srpt_test_hold_recv(test);
+	srpt_release_cmd(&f->ioctx->cmd);
+	KUNIT_EXPECT_NULL(test, f->ioctx->recv_ioctx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&f->ch->free_list));
+	/* the next response carries it: its own credit plus the aborted one */
+	srpt_build_cmd_rsp(f->ch, f->ioctx, 3, SAM_STAT_GOOD);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 2U);
+}
+
 static void srpt_task_attr_mapping(struct kunit *test)
 {
 	static const u8 other[] = { 3, 5, 6, 7, 0x80, 0xff };
@@ -419,6 +472,8 @@ static void srpt_task_attr_mapping(struct kunit *test)
 static struct kunit_case srpt_rsp_cases[] = {
 	KUNIT_CASE(srpt_rsp_good_status),
 	KUNIT_CASE(srpt_rsp_credit_delta),
+	KUNIT_CASE(srpt_rsp_credit_once_answered),
+	KUNIT_CASE(srpt_rsp_credit_once_aborted),
 	KUNIT_CASE(srpt_rsp_check_condition_sense),
 	KUNIT_CASE(srpt_rsp_sense_truncated),
 	KUNIT_CASE(srpt_rsp_sense_no_room),
