@@ -17,6 +17,8 @@
 #   console.log  the serial console      guest.log  the script's output
 #   dmesg.txt    the guest's full dmesg  rc         the script's exit status
 #   splat.txt    oops/WARNING/BUG/hung-task/lockdep lines, if any
+# Debugging: VM_APPEND adds kernel parameters; VM_MONITOR=<socket path>
+# opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
 # (killed after --timeout seconds, default 900) or printed a kernel splat.
 # QEMU runs under the shared lock $CACHE/../heavy.lock
@@ -147,9 +149,14 @@ append="console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M"
 append+=" ibsrpt_init=$REPO/tests/guest-init.sh"
 append+=" hung_task_panic=0 nokaslr tsc=reliable mitigations=off"
 [ "$quiet" = 1 ] && append+=" quiet"
+# Debugging aids: extra kernel parameters, a QEMU monitor socket.
+append+=${VM_APPEND:+ $VM_APPEND}
+monitor=none
+[ -n "${VM_MONITOR:-}" ] && monitor="unix:$VM_MONITOR,server,nowait"
 
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
-	-nodefaults -display none -no-reboot -monitor none
+	-nodefaults -display none -no-reboot
+	-monitor "$monitor"
 	-serial stdio
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$append"
 	-fsdev "local,path=/,readonly=on,security_model=none,multidevs=remap,id=r"
