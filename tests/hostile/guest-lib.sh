@@ -264,11 +264,23 @@ h_sanity() {
 	return 1
 }
 
+# h_blknode DISK PATH: a private block device node for DISK (/dev/sdX).
+# I/O goes through it, never through /dev/sdX: writing to /dev/sdX while
+# the disk is away (between a logout and a login) would create a regular
+# file there, which shadows the disk when it comes back and silently
+# takes all later I/O.
+h_blknode() {
+	local mm
+	mm=$(cat "/sys/block/${1#/dev/}/dev" 2>/dev/null) || return 1
+	rm -f "$2"
+	mknod "$2" b "${mm%:*}" "${mm#*:}"
+}
+
 # The Linux initiator's disk answers a 4 KiB direct read.
 h_disk_ok() {
-	local d
-	d=$(h_srp_disk) || return 1
-	timeout 20 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+	local d n=/tmp/hostile.disk_ok
+	d=$(h_srp_disk) && h_blknode "$d" "$n" || return 1
+	timeout 20 dd if="$n" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
 }
 
 # Wait for ib_srp to reconnect by itself; log it in again if it does not.
@@ -311,10 +323,13 @@ h_fio_start() {
 		n=0
 		while [ ! -e "$H_FIO_DIR/stop" ]; do
 			d=$(h_srp_disk)
-			if [ -z "$d" ]; then sleep 1; continue; fi
+			if [ -z "$d" ] || ! h_blknode "$d" "$H_FIO_DIR/disk"; then
+				sleep 1
+				continue
+			fi
 			n=$((n + 1))
 			t0=$(date +%s)
-			fio --name=verify --filename="$d" --rw=randwrite --bs=4k \
+			fio --name=verify --filename="$H_FIO_DIR/disk" --rw=randwrite --bs=4k \
 				--size=16M --offset=$(( (n % 3) * 16 ))M --ioengine=libaio \
 				--iodepth=8 --direct=1 --verify=crc32c --verify_fatal=0 \
 				--randrepeat=0 >"$H_FIO_DIR/out.$n" 2>&1
