@@ -5,6 +5,7 @@
 bad=0
 h_disrupt_begin
 for i in $(seq 20); do
+	echo "cycle $i: logout at $(date +%s)"
 	h_bounded 60 h_srp_logout >/dev/null || { echo "cycle $i: logout did not complete"; bad=1; }
 	if ! h_srp_login; then
 		echo "cycle $i: login failed"
