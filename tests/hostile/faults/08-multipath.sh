@@ -17,8 +17,6 @@ MP_ADDR=fd01::1
 MP=hostile_mp
 MPDIR=/tmp/hostile-mp
 MPDEV=
-# No udev daemon in the guest: libdevmapper must not wait for it.
-export DM_DISABLE_UDEV=1
 TPG1=
 hosts=
 
@@ -60,7 +58,7 @@ cleanup() {
 	[ -e "$MPDIR/pid" ] && { touch "$MPDIR/stop"; h_wait 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null'; }
 	ip link set v2 up 2>/dev/null
 	if dmsetup info "$MP" >/dev/null 2>&1; then
-		dmsetup remove "$MP" || { sleep 2; dmsetup remove "$MP"; } ||
+		h_dm_remove "$MP" || { sleep 2; h_dm_remove "$MP"; } ||
 			{ echo "cleanup: dmsetup remove $MP failed"; bad=1; }
 	fi
 	for h in $hosts; do
@@ -138,10 +136,8 @@ for h in $ha $hb; do
 done
 mma=$(cat "/sys/block/$da/dev") mmb=$(cat "/sys/block/$db/dev")
 size=$(blockdev --getsz "/dev/$da")
-dmsetup create "$MP" --table "0 $size multipath 0 0 1 1 round-robin 0 2 1 $mma 16 $mmb 16" ||
+MPDEV=$(h_dm "$MP" "0 $size multipath 0 0 1 1 round-robin 0 2 1 $mma 16 $mmb 16") ||
 	fail "dmsetup create multipath failed"
-MPDEV=/dev/dm-$(dmsetup info -c --noheadings -o minor "$MP" | tr -d ' ')
-h_wait 10 test -b "$MPDEV" || fail "no $MPDEV"
 echo "map $MPDEV: $(mp_status)"
 
 rm -rf "$MPDIR"; mkdir -p "$MPDIR"
