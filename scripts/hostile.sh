@@ -97,9 +97,6 @@ splats=0
 echo "hostile: cases run $((p + f)), passed $p, failed $f"
 echo "hostile: kernel warnings seen $w (vm.sh splat lines: $splats)"
 echo "hostile: fio verify errors $v"
-vd=0
-while read -r x; do vd=$((vd + x)); done < <(grep -aoE '^## hostile: verify errors in passes overlapping a deliberate logout/login [0-9]+' "$log" | awk '{print $NF}')
-echo "hostile: fio verify errors in passes overlapping a deliberate logout/login (not counted) $vd"
 [ "$splats" -gt 0 ] && sort -u "$out/splat.txt" | head -n 10 | sed 's/^/    /'
 if [ "$vmrc_any" != 0 ] && [ "$f" = 0 ]; then
 	say "vm.sh reported status $vmrc_any"

@@ -125,7 +125,6 @@ fi
 # ---- the well-behaved initiator's verdict ----
 h_fio_stop
 echo "## hostile: fio verify passes $H_FIO_PASSES, verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS"
-echo "## hostile: verify errors in passes overlapping a deliberate logout/login $H_VERIFY_DISRUPTED"
 if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_FIO_PASSES" -gt 0 ] && [ "$H_FIO_HUNG" = 0 ]; then
 	result PASS fio_verify_alongside
 else
