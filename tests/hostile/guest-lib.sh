@@ -9,6 +9,7 @@
 #                       Linux ib_srp initiator on lun_0 ($H_DISK)
 #   h_fio_start/stop    background fio verify=crc32c loop on $H_DISK;
 #                       stop sets H_FIO_PASSES H_VERIFY_ERRORS H_IO_ERRORS
+#                       H_REPLAYS (passes read again after a cut-off)
 #   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
 #   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
 #   h_srp_login/h_srp_logout   (re)connect the Linux initiator
@@ -343,6 +344,50 @@ h_fio_dev() {	# h_fio_dev NODE [DM]: point dm device DM at the current disk
 	h_blknode "dm-$m" "$1"
 }
 
+# h_fio_pass N [fio options]: pass N on the dm device (output in out.N).
+# The seed depends only on N, so a --verify_only run replays pass N.
+h_fio_pass() {
+	local n=$1
+	shift
+	fio --name=verify --filename="$H_FIO_DIR/disk" --rw=randwrite --bs=4k \
+		--size=16M --offset=$(( (n % 3) * 16 ))M --ioengine=libaio \
+		--iodepth=8 --direct=1 --verify=crc32c --verify_fatal=0 \
+		--randrepeat=1 --randseed=$((4096 + n)) "$@"
+}
+
+# A pass whose reads were cut off (a logout) wrote all its blocks, and
+# each of those writes was acknowledged: once the disk is back, read the
+# whole pass again (out.N.replay), so that the data is still checked.
+h_fio_replay() {	# h_fio_replay N
+	local n=$1 try
+	grep -aq 'io_u error.*: read offset' "$H_FIO_DIR/out.$n" || return 0
+	grep -aq 'io_u error.*: write offset' "$H_FIO_DIR/out.$n" && return 0
+	for try in $(seq 60); do
+		[ -e "$H_FIO_DIR/stop" ] && [ "$try" -gt 30 ] && break
+		if h_fio_dev "$H_FIO_DIR/disk"; then
+			h_fio_pass "$n" --verify_only >"$H_FIO_DIR/out.$n.replay" 2>&1 && return 0
+			grep -aq 'io_u error' "$H_FIO_DIR/out.$n.replay" || return 0
+		fi
+		sleep 1
+	done
+}
+
+# The read-again check can fail: pass 999 is written and verified, one
+# of its blocks overwritten behind fio's back, and a replay must notice.
+h_fio_selftest() {
+	local blk
+	h_fio_dev "$H_FIO_DIR/disk" || { echo "no disk"; return 1; }
+	h_fio_pass 999 >"$H_FIO_DIR/self.1" 2>&1 || { echo "pass 999 failed"; return 1; }
+	h_fio_pass 999 --verify_only >"$H_FIO_DIR/self.2" 2>&1 || { echo "clean replay failed"; return 1; }
+	blk=$(( (999 % 3) * 4096 + 1234 ))
+	dd if=/dev/zero of="$H_FIO_DIR/disk" bs=4k seek="$blk" count=1 oflag=direct status=none
+	h_fio_pass 999 --verify_only >"$H_FIO_DIR/self.3" 2>&1 && { echo "replay missed a zeroed block"; return 1; }
+	grep -aq "wanted $((blk * 4096))\|offset=$((blk * 4096))" "$H_FIO_DIR/self.3" ||
+		{ echo "replay failed, but not at the zeroed block"; grep -a verify "$H_FIO_DIR/self.3" | head -n 3; return 1; }
+	h_dm_remove "$H_FIO_DM" 2>/dev/null
+	return 0
+}
+
 h_fio_start() {
 	rm -rf "$H_FIO_DIR"; mkdir -p "$H_FIO_DIR"
 	(
@@ -354,12 +399,11 @@ h_fio_start() {
 			fi
 			n=$((n + 1))
 			t0=$(date +%s)
-			fio --name=verify --filename="$H_FIO_DIR/disk" --rw=randwrite --bs=4k \
-				--size=16M --offset=$(( (n % 3) * 16 ))M --ioengine=libaio \
-				--iodepth=8 --direct=1 --verify=crc32c --verify_fatal=0 \
-				--randrepeat=0 >"$H_FIO_DIR/out.$n" 2>&1
-			echo $? >"$H_FIO_DIR/rc.$n"
+			h_fio_pass "$n" >"$H_FIO_DIR/out.$n" 2>&1
+			rc=$?
 			echo "$t0 $(date +%s)" >"$H_FIO_DIR/t.$n"
+			[ "$rc" = 0 ] || h_fio_replay "$n"
+			echo "$rc" >"$H_FIO_DIR/rc.$n"
 		done
 	) </dev/null >/dev/null 2>&1 &
 	echo $! >"$H_FIO_DIR/pid"
@@ -386,7 +430,7 @@ h_pass_disrupted() {	# h_pass_disrupted N
 }
 
 h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be killed
-	local pid n=0 f rc v o k max=${1:-240}
+	local pid n=0 f rc v o k r max=${1:-240}
 	pid=$(cat "$H_FIO_DIR/pid" 2>/dev/null)
 	touch "$H_FIO_DIR/stop"
 	H_FIO_HUNG=0
@@ -401,10 +445,10 @@ h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be kil
 	# The dm device holds the (maybe dead) disk open: ib_srp could not
 	# be unloaded.
 	h_dm_remove "$H_FIO_DM" 2>/dev/null
-	H_FIO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0
+	H_FIO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0 H_REPLAYS=0
 	for f in "$H_FIO_DIR"/rc.*; do
 		[ -e "$f" ] || continue
-		k=${f##*.}
+		k=${f##*rc.}
 		H_FIO_PASSES=$((H_FIO_PASSES + 1))
 		rc=$(cat "$f")
 		o=$H_FIO_DIR/out.$k
@@ -416,6 +460,17 @@ h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be kil
 			v=0
 		fi
 		[ "$v" -gt 0 ] && H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
+		if [ -e "$o.replay" ]; then
+			H_REPLAYS=$((H_REPLAYS + 1))
+			r=$(grep -acE 'verify failed|bad magic|bad header|verify: bad' "$o.replay")
+			# Counted: verify errors. Reported only: a read-again that
+			# never got the disk back (the pass already failed).
+			if [ "$r" != 0 ] || grep -aq 'io_u error' "$o.replay"; then
+				H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + r))
+				echo "fio pass $k, read again after its reads were cut off: $r verify errors"
+				grep -aE 'verify|io_u error|err=' "$o.replay" | head -n 10 | sed 's/^/    /'
+			fi
+		fi
 		[ "$rc" = 0 ] && continue
 		if [ "$v" = 0 ] && h_pass_disrupted "$k"; then
 			echo "fio pass $k failed during a deliberate disruption (not counted)"

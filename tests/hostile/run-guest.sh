@@ -124,12 +124,15 @@ fi
 
 # ---- the well-behaved initiator's verdict ----
 h_fio_stop
-echo "## hostile: fio verify passes $H_FIO_PASSES, verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS"
+echo "## hostile: fio verify passes $H_FIO_PASSES ($H_REPLAYS read again after a logout cut their reads off), verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS"
 if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_FIO_PASSES" -gt 0 ] && [ "$H_FIO_HUNG" = 0 ]; then
 	result PASS fio_verify_alongside
 else
 	result FAIL fio_verify_alongside "$H_FIO_PASSES passes, $H_VERIFY_ERRORS verify errors, $H_IO_ERRORS I/O errors, hung: $H_FIO_HUNG"
 fi
+
+why=$(h_fio_selftest) && result PASS fio_replay_detects_loss || result FAIL fio_replay_detects_loss "$why"
+h_dm_remove "$H_FIO_DM" 2>/dev/null
 
 # ---- teardown checks ----
 mark=$(h_dmesg_mark "teardown")
