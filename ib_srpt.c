@@ -130,6 +130,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 static int srpt_refresh_port(struct srpt_port *sport);
+static void srpt_adopt_port_ids(struct srpt_port *sport);
 
 /* Parsed data buffer descriptors of an SRP_CMD. */
 struct srpt_data_desc {
@@ -165,11 +166,15 @@ static const char *srpt_ch_state_name(enum rdma_ch_state s)
 /**
  * srpt_sdev_release() - free a device once its last reference is gone.
  * @kref: &srpt_device.refcnt.
+ *
+ * Called by kref_put_mutex() with srpt_dev_mutex held; unlocks it.
  */
 static void srpt_sdev_release(struct kref *kref)
 {
 	struct srpt_device *sdev = container_of(kref, struct srpt_device, refcnt);
 
+	list_del(&sdev->list);
+	mutex_unlock(&srpt_dev_mutex);
 	kfree(sdev);
 }
 
@@ -188,7 +193,8 @@ static void srpt_sdev_get(struct srpt_device *sdev)
  */
 static void srpt_sdev_put(struct srpt_device *sdev)
 {
-	kref_put(&sdev->refcnt, srpt_sdev_release);
+	/* The last put unlinks the device: never put with the mutex held. */
+	kref_put_mutex(&sdev->refcnt, srpt_sdev_release, &srpt_dev_mutex);
 }
 
 /**
@@ -2751,11 +2757,12 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 			      const struct sockaddr *src)
 {
 	struct srpt_port *sport = ch->sport;
-	struct srpt_port_id *ids[] = { &sport->port_gid_id, &sport->port_guid_id };
+	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
 	struct srpt_tpg *stpg;
 	char *name;
 	int i, ret = -EACCES;
 
+	lockdep_assert_held(&sport->sdev->sdev_mutex);
 	name = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
 	if (!name)
 		return -ENOMEM;
@@ -3396,6 +3403,11 @@ static void srpt_refresh_port_work(struct work_struct *work)
 	struct srpt_port *sport = container_of(work, struct srpt_port, work);
 
 	srpt_refresh_port(sport);
+	/* A GID that shows up after srpt_add_one() may name a removed port. */
+	mutex_lock(&srpt_dev_mutex);
+	if (!READ_ONCE(sport->sdev->removed))
+		srpt_adopt_port_ids(sport);
+	mutex_unlock(&srpt_dev_mutex);
 }
 
 /**
@@ -3405,9 +3417,141 @@ static void srpt_refresh_port_work(struct work_struct *work)
  */
 static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 {
+	id->home = sport;
 	id->sport = sport;
 	mutex_init(&id->mutex);
 	INIT_LIST_HEAD(&id->tpg_list);
+}
+
+/**
+ * srpt_adopt_port_id() - let a new port serve a removed port's name.
+ * @sport: port of a device that is not removed.
+ * @slot: &srpt_port.guid_id or &srpt_port.gid_id of @sport.
+ * @id: the same kind of slot of a port of a removed device.
+ * @name: @sport's name of that kind.
+ * @old_name: the removed port's name of that kind.
+ *
+ * A target port configured in configfs outlives the device it was made
+ * for. When a device with the same port name comes back (hot-unplug and
+ * re-add, a driver reload), the new port takes over the name, its TPG,
+ * ACLs, LUNs and attributes, and accepts logins again if a TPG is
+ * enabled: the admin does not have to configure it again.
+ */
+static void srpt_adopt_port_id(struct srpt_port *sport,
+			       struct srpt_port_id **slot,
+			       struct srpt_port_id *id, const char *name,
+			       const char *old_name)
+{
+	struct srpt_tpg *stpg;
+	bool enabled = false;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if ((*slot)->home != sport || !sport->gid_valid ||
+	    !id->home->gid_valid || strcasecmp(name, old_name))
+		return;
+
+	mutex_lock(&id->mutex);
+	if (!id->name[0] || id->sport != id->home) {
+		mutex_unlock(&id->mutex);
+		return;
+	}
+	id->sport = sport;
+	list_for_each_entry(stpg, &id->tpg_list, entry)
+		enabled |= stpg->tpg.enabled;
+	mutex_unlock(&id->mutex);
+
+	/* Logins read the slot pointers under sdev_mutex. */
+	mutex_lock(&sport->sdev->sdev_mutex);
+	*slot = id;
+	sport->port_attrib = id->home->port_attrib;
+	mutex_lock(&sport->mutex);
+	if (enabled)
+		sport->enabled = true;
+	mutex_unlock(&sport->mutex);
+	mutex_unlock(&sport->sdev->sdev_mutex);
+	/* Dropped by srpt_return_port_id(). */
+	srpt_sdev_get(sport->sdev);
+	pr_info("%s port %u: serves the configured target port %s again%s\n",
+		dev_name(&sport->sdev->device->dev), sport->port, id->name,
+		enabled ? ", logins enabled" : "");
+}
+
+/**
+ * srpt_adopt_port_ids() - take over the names of removed ports.
+ * @sport: port of a device being added, or whose GID just became known.
+ */
+static void srpt_adopt_port_ids(struct srpt_port *sport)
+{
+	struct srpt_device *gone;
+	struct srpt_port *old;
+	u32 j;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	list_for_each_entry(gone, &srpt_dev_list, list) {
+		if (!gone->removed || gone == sport->sdev)
+			continue;
+		for (j = 0; j < gone->port_cnt; j++) {
+			old = &gone->port[j];
+			srpt_adopt_port_id(sport, &sport->guid_id,
+					   &old->port_guid_id, sport->port_guid,
+					   old->port_guid);
+			srpt_adopt_port_id(sport, &sport->gid_id,
+					   &old->port_gid_id, sport->port_gid,
+					   old->port_gid);
+		}
+	}
+}
+
+/**
+ * srpt_return_port_id() - give an adopted name back to its home port.
+ * @id: name slot.
+ *
+ * Return: the device that served @id, whose pin the caller drops with
+ * srpt_sdev_put() after unlocking srpt_dev_mutex; NULL if @id was home.
+ */
+static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
+{
+	struct srpt_port *sport = id->sport;
+	struct srpt_device *sdev = sport->sdev;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if (sport == id->home)
+		return NULL;
+
+	/* Logins read the slot pointers under sdev_mutex. */
+	mutex_lock(&sdev->sdev_mutex);
+	if (sport->guid_id == id)
+		sport->guid_id = &sport->port_guid_id;
+	if (sport->gid_id == id)
+		sport->gid_id = &sport->port_gid_id;
+	mutex_unlock(&sdev->sdev_mutex);
+
+	mutex_lock(&id->mutex);
+	id->sport = id->home;
+	mutex_unlock(&id->mutex);
+	return sdev;
+}
+
+/**
+ * srpt_return_port_ids() - give back the names a removed device adopted.
+ * @sdev: device being removed.
+ *
+ * Return: the number of pins on @sdev the caller must drop after
+ * unlocking srpt_dev_mutex.
+ */
+static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
+{
+	unsigned int pins = 0;
+	u32 i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	for (i = 0; i < sdev->port_cnt; i++) {
+		if (srpt_return_port_id(sdev->port[i].guid_id))
+			pins++;
+		if (srpt_return_port_id(sdev->port[i].gid_id))
+			pins++;
+	}
+	return pins;
 }
 
 /**
@@ -3483,6 +3627,8 @@ static int srpt_add_one(struct ib_device *device)
 		sport->port_attrib.use_srq = false;
 		srpt_init_port_id(sport, &sport->port_guid_id);
 		srpt_init_port_id(sport, &sport->port_gid_id);
+		sport->guid_id = &sport->port_guid_id;
+		sport->gid_id = &sport->port_gid_id;
 		ret = srpt_refresh_port(sport);
 		if (ret) {
 			pr_err("%s port %u: query failed: %d\n",
@@ -3496,6 +3642,8 @@ static int srpt_add_one(struct ib_device *device)
 	ib_register_event_handler(&sdev->event_handler);
 
 	mutex_lock(&srpt_dev_mutex);
+	for (i = 0; i < sdev->port_cnt; i++)
+		srpt_adopt_port_ids(&sdev->port[i]);
 	list_add_tail(&sdev->list, &srpt_dev_list);
 	mutex_unlock(&srpt_dev_mutex);
 	ib_set_client_data(device, &srpt_client, sdev);
@@ -3529,6 +3677,7 @@ err_free:
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
+	unsigned int pins;
 	u32 i;
 
 	mutex_lock(&sdev->sdev_mutex);
@@ -3550,9 +3699,12 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_release_sport(&sdev->port[i]);
 	}
 
+	/* Stays on the list: a re-added device may adopt its names. */
 	mutex_lock(&srpt_dev_mutex);
-	list_del_init(&sdev->list);
+	pins = srpt_return_port_ids(sdev);
 	mutex_unlock(&srpt_dev_mutex);
+	while (pins--)
+		srpt_sdev_put(sdev);
 
 	mutex_lock(&sdev->sdev_mutex);
 	srpt_free_srq(sdev);
@@ -3720,12 +3872,12 @@ static struct srpt_port *srpt_lookup_port(const char *name,
 			if (!sport->gid_valid)
 				continue;
 			if (!strcasecmp(name, sport->port_guid)) {
-				*port_id = &sport->port_guid_id;
+				*port_id = sport->guid_id;
 				goto found;
 			}
 			/* port_gid always starts with "0x". */
 			if (!strcasecmp(gid_name, sport->port_gid + 2)) {
-				*port_id = &sport->port_gid_id;
+				*port_id = sport->gid_id;
 				goto found;
 			}
 		}
@@ -3751,15 +3903,25 @@ static struct srpt_port_id *srpt_wwn_to_port_id(struct se_wwn *wwn)
 }
 
 /**
- * srpt_tpg_to_sport() - get the RDMA port of a TPG.
+ * srpt_tpg_sport_get() - get the RDMA port a TPG serves.
  * @tpg: TPG created by srpt_make_tpg().
  *
- * Return: the port; it stays allocated while the TPG's target port exists
- * because the target port holds a device reference.
+ * The port can change when its device goes away or a device with the same
+ * name comes back (srpt_adopt_port_ids()), so it is read under the name's
+ * mutex and its device pinned; drop the pin with srpt_sdev_put().
+ *
+ * Return: the port.
  */
-static struct srpt_port *srpt_tpg_to_sport(struct se_portal_group *tpg)
+static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 {
-	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->sport;
+	struct srpt_port_id *id = srpt_wwn_to_port_id(tpg->se_tpg_wwn);
+	struct srpt_port *sport;
+
+	mutex_lock(&id->mutex);
+	sport = id->sport;
+	srpt_sdev_get(sport->sdev);
+	mutex_unlock(&id->mutex);
+	return sport;
 }
 
 /**
@@ -3804,13 +3966,21 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
  * srpt_drop_tport() - configfs callback for removing a target port.
  * @wwn: WWN returned by srpt_make_tport().
  *
- * Frees the name slot and drops the device reference taken by
+ * Gives the name back to its home port if a re-added device served it,
+ * frees the name slot and drops the device reference taken by
  * srpt_make_tport(); this may free the device and with it @wwn.
  */
 static void srpt_drop_tport(struct se_wwn *wwn)
 {
 	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
-	struct srpt_device *sdev = port_id->sport->sdev;
+	struct srpt_device *sdev = port_id->home->sdev;
+	struct srpt_device *adopter;
+
+	mutex_lock(&srpt_dev_mutex);
+	adopter = srpt_return_port_id(port_id);
+	mutex_unlock(&srpt_dev_mutex);
+	if (adopter)
+		srpt_sdev_put(adopter);
 
 	mutex_lock(&port_id->mutex);
 	/* configfs removes the TPG directories before their parent. */
@@ -3868,10 +4038,11 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
 	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
 	struct srpt_port_id *port_id = stpg->sport_id;
-	struct srpt_port *sport = srpt_tpg_to_sport(tpg);
+	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
 
 	if (tpg->enabled)
 		srpt_set_enabled(sport, false);
+	srpt_sdev_put(sport->sdev);
 
 	mutex_lock(&port_id->mutex);
 	list_del(&stpg->entry);
@@ -3890,13 +4061,15 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(se_tpg);
+	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
+	int ret = 0;
 
 	if (enable && READ_ONCE(sport->sdev->removed))
-		return -ENODEV;
-
-	srpt_set_enabled(sport, enable);
-	return 0;
+		ret = -ENODEV;
+	else
+		srpt_set_enabled(sport, enable);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4036,9 +4209,12 @@ static ssize_t srpt_store_u32_attrib(const char *page, size_t count,
 static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
 						      char *page)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rdma_size);
+	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rdma_size);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4053,12 +4229,15 @@ static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
 						       const char *page,
 						       size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return srpt_store_u32_attrib(page, count,
-				     &sport->port_attrib.srp_max_rdma_size,
-				     SRPT_MAX_RDMA_SIZE_MIN,
-				     SRPT_MAX_RDMA_SIZE_MAX);
+	ret = srpt_store_u32_attrib(page, count,
+				    &sport->port_attrib.srp_max_rdma_size,
+				    SRPT_MAX_RDMA_SIZE_MIN,
+				    SRPT_MAX_RDMA_SIZE_MAX);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4071,9 +4250,12 @@ static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
 static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
 						     char *page)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rsp_size);
+	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rsp_size);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4088,11 +4270,14 @@ static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
 						      const char *page,
 						      size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return srpt_store_u32_attrib(page, count,
-				     &sport->port_attrib.srp_max_rsp_size,
-				     SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+	ret = srpt_store_u32_attrib(page, count,
+				    &sport->port_attrib.srp_max_rsp_size,
+				    SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4105,9 +4290,12 @@ static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
 static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
 						char *page)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return sysfs_emit(page, "%u\n", sport->port_attrib.srp_sq_size);
+	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_sq_size);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4121,11 +4309,14 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 						 const char *page, size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return srpt_store_u32_attrib(page, count,
-				     &sport->port_attrib.srp_sq_size,
-				     SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
+	ret = srpt_store_u32_attrib(page, count,
+				    &sport->port_attrib.srp_sq_size,
+				    SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4138,9 +4329,12 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	ssize_t ret;
 
-	return sysfs_emit(page, "%u\n", sport->port_attrib.use_srq);
+	ret = sysfs_emit(page, "%u\n", sport->port_attrib.use_srq);
+	srpt_sdev_put(sport->sdev);
+	return ret;
 }
 
 /**
@@ -4158,19 +4352,19 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_to_sport(attrib_to_tpg(item));
+	struct srpt_port *sport;
 	bool use_srq;
 	int ret;
 
 	if (kstrtobool(page, &use_srq))
 		return -EINVAL;
 
+	sport = srpt_tpg_sport_get(attrib_to_tpg(item));
 	ret = srpt_port_set_use_srq(sport, use_srq);
-	if (ret)
-		return ret;
-
-	WRITE_ONCE(sport->port_attrib.use_srq, use_srq);
-	return count;
+	if (!ret)
+		WRITE_ONCE(sport->port_attrib.use_srq, use_srq);
+	srpt_sdev_put(sport->sdev);
+	return ret ? ret : count;
 }
 
 CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rdma_size);

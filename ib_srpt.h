@@ -450,15 +450,21 @@ struct srpt_tpg {
 
 /**
  * struct srpt_port_id - one of the two names (GUID or GID form) of a port.
- * @sport: port this name belongs to.
- * @mutex: protects @tpg_list.
+ * @home: port whose memory holds this slot; its device is pinned by the
+ *        configfs target port while @name is set.
+ * @sport: port the name serves: @home, or the same-named port of a device
+ *         added after @home's device was removed (then that device is
+ *         pinned too, see srpt_adopt_port_ids()). Changed under @mutex and
+ *         srpt_dev_mutex.
+ * @mutex: protects @tpg_list and @sport.
  * @tpg_list: TPGs under this name.
  * @wwn: LIO WWN, non-NULL while the configfs directory exists.
  * @name: the name as the user wrote it.
  */
 struct srpt_port_id {
+	struct srpt_port	*home;
 	struct srpt_port	*sport;
-	struct mutex		mutex;		/* protects @tpg_list */
+	struct mutex		mutex;		/* protects @tpg_list, @sport */
 	struct list_head	tpg_list;
 	struct se_wwn		wwn;
 	char			name[64];
@@ -474,8 +480,12 @@ struct srpt_port_id {
  * @lid: port LID.
  * @gid: GID index 0.
  * @work: refreshes the port after an event.
- * @port_guid_id: GUID-form name.
- * @port_gid_id: GID-form name.
+ * @port_guid_id: GUID-form name slot.
+ * @port_gid_id: GID-form name slot.
+ * @guid_id: GUID-form slot in use: @port_guid_id, or the slot of a removed
+ *           device's port with the same name. Changed under srpt_dev_mutex
+ *           and &srpt_device.sdev_mutex; logins read it under the latter.
+ * @gid_id: GID-form slot in use, like @guid_id.
  * @port_attrib: configfs attributes.
  * @refcount: channels on this port; released waits for zero.
  * @freed_channels: signalled when @refcount drops.
@@ -499,6 +509,8 @@ struct srpt_port {
 	struct work_struct	work;
 	struct srpt_port_id	port_guid_id;
 	struct srpt_port_id	port_gid_id;
+	struct srpt_port_id	*guid_id;
+	struct srpt_port_id	*gid_id;
 	struct srpt_port_attrib	port_attrib;
 	atomic_t		refcount;
 	wait_queue_head_t	freed_channels;
@@ -521,7 +533,8 @@ struct srpt_port {
  * @use_srq: channels of this device receive through @srq.
  * @ioctx_ring: SRQ receive buffers.
  * @event_handler: async event handler (registered last).
- * @list: on the global device list.
+ * @list: on srpt_dev_list, from srpt_add_one() until freed (a removed
+ *        device stays there while configfs target ports pin it).
  * @removed: srpt_remove_one() ran; new logins are refused.
  * @port_cnt: number of entries in @port.
  * @port: per-port state.
