@@ -1158,6 +1158,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->rbufs = NULL;
 	ioctx->n_rbufs = 0;
 	ioctx->imm_data = false;
+	ioctx->imm_copy = false;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
@@ -1693,8 +1694,16 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		if (d.data_len) {
 			sg_init_one(&ioctx->imm_sg, (u8 *)srp_cmd + d.imm_off,
 				    d.data_len);
-			sgl = &ioctx->imm_sg;
-			sgl_cnt = 1;
+			/*
+			 * Block backends need sector-aligned segments: hand
+			 * over only an aligned buffer, copy anything else.
+			 */
+			ioctx->imm_copy = !IS_ALIGNED((unsigned long)srp_cmd + d.imm_off,
+						      SECTOR_SIZE);
+			if (!ioctx->imm_copy) {
+				sgl = &ioctx->imm_sg;
+				sgl_cnt = 1;
+			}
 		}
 	} else {
 		ioctx->rbufs = d.bufs;
@@ -2061,8 +2070,9 @@ static void srpt_aborted_task(struct se_cmd *cmd)
  * srpt_write_pending() - LIO callback: fetch the data-out buffer.
  * @cmd: LIO command.
  *
- * Immediate data is already here; otherwise RDMA READs are posted and
- * srpt_rdma_read_done() executes the command.
+ * Immediate data is already here (copied into the target core's buffer
+ * if it was not aligned, see &srpt_send_ioctx.imm_copy); otherwise RDMA
+ * READs are posted and srpt_rdma_read_done() executes the command.
  *
  * Return: 0; -ENOMEM to retry later; -EIO to fail the command.
  */
@@ -2074,6 +2084,13 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	int ret;
 
 	if (ioctx->imm_data) {
+		if (ioctx->imm_copy) {
+			u32 len = min(cmd->data_length, ioctx->imm_sg.length);
+
+			if (sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents,
+						sg_virt(&ioctx->imm_sg), len) != len)
+				return -EIO;
+		}
 		atomic64_add(cmd->data_length, &ch->stats.bytes_in);
 		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);

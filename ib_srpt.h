@@ -269,6 +269,10 @@ struct srpt_rw_ctx {
  * @rbufs: remote buffer descriptors, inside the held receive IU.
  * @n_rbufs: number of entries in @rbufs.
  * @imm_data: the data-out buffer arrived inside the IU.
+ * @imm_copy: that data is not 512-byte aligned in the receive buffer (an
+ *            SRQ buffer serves channels with any immediate data offset):
+ *            srpt_write_pending() copies @imm_sg into the buffer the
+ *            target core allocated.
  * @sense_data: sense buffer handed to LIO.
  */
 struct srpt_send_ioctx {
@@ -289,6 +293,7 @@ struct srpt_send_ioctx {
 	const struct srp_direct_buf *rbufs;
 	u32			n_rbufs;
 	bool			imm_data;
+	bool			imm_copy;
 	u8			sense_data[TRANSPORT_SENSE_BUFFER];
 };
 

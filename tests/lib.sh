@@ -403,13 +403,14 @@ check_disk() {
 
 # fio_verify DEV BS RW SIZE [iodepth]: write then read back with crc32c.
 fio_verify() {
-	local dev=$1 bs=$2 rw=$3 size=$4 qd=${5:-16}
+	# rc is set by "|| rc=": a bare failing fio would end a "set -e"
+	# scenario before its output is shown.
+	local dev=$1 bs=$2 rw=$3 size=$4 qd=${5:-16} rc=0
 	fio --name="verify-$bs-$rw" --filename="$dev" --direct=1 --ioengine=libaio \
 		--rw="$rw" --bs="$bs" --size="$size" --iodepth="$qd" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=0 \
 		--randrepeat=0 --norandommap=0 --output-format=terse --terse-version=3 \
-		>/tmp/fio-verify.out 2>&1
-	local rc=$?
+		>/tmp/fio-verify.out 2>&1 || rc=$?
 	if [ $rc -ne 0 ]; then
 		cat /tmp/fio-verify.out >&2
 		die "fio verify $bs $rw $size on $dev (rc $rc)"

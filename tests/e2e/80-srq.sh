@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared receive queue: attrib/use_srq=1 before login, two channels share
+# the HCA's SRQ, fio verifies 4k random and 1M sequential writes; then
+# use_srq=0 while the initiator is logged in must close its channels and
+# return (not hang), and after a new login data verifies on per-channel
+# receive rings.
+# timeout: 240
+. "$REPO/tests/lib.sh"
+set -e
+rxe_setup
+srpt_load
+dev=$(bs_null nb0 64)
+bs=$(lio_iblock nb0 "$dev")
+srpt_target_create
+srpt_lun 0 "$bs"
+srpt_acl_add
+a=$(tpg_dir)/attrib/use_srq
+echo 1 >"$a" || die "use_srq=1 refused"
+expect_eq "use_srq after writing 1" "$(cat "$a")" 1
+if [ "${MODULE:-ours}" = ours ]; then
+	dmesg | grep -q "using a shared receive queue" || die "no 'using a shared receive queue' in dmesg"
+fi
+srpt_enable
+srp_login ch_count=2
+disk=$(srp_disk 0)
+fio_verify "$disk" 4k randwrite 16M 32
+fio_verify "$disk" 1M write 16M 8
+timeout 60 sh -c "echo 0 >'$a'" || die "use_srq=0 with live channels failed or hung"
+expect_eq "use_srq after writing 0" "$(cat "$a")" 0
+log "use_srq=0 with live channels returned"
+srp_logout
+srp_login
+disk=$(srp_disk 0)
+fio_verify "$disk" 4k randwrite 16M 32
