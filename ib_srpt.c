@@ -4193,26 +4193,63 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 }
 
 /**
+ * srpt_u32_attrib() - find a numeric attribute of the port a TPG serves.
+ * @item: the TPG's attrib configfs group.
+ * @off: offset of the attribute in &struct srpt_port_attrib.
+ * @sport: receives the port, pinned; drop the pin with srpt_sdev_put().
+ *
+ * Return: the attribute.
+ */
+static u32 *srpt_u32_attrib(struct config_item *item, size_t off,
+			    struct srpt_port **sport)
+{
+	*sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	return (u32 *)((u8 *)&(*sport)->port_attrib + off);
+}
+
+/**
+ * srpt_show_u32_attrib() - show a numeric port attribute.
+ * @item: the TPG's attrib configfs group.
+ * @page: output buffer.
+ * @off: offset of the attribute in &struct srpt_port_attrib.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
+				    size_t off)
+{
+	struct srpt_port *sport;
+	ssize_t ret;
+
+	ret = sysfs_emit(page, "%u\n", READ_ONCE(*srpt_u32_attrib(item, off, &sport)));
+	srpt_sdev_put(sport->sdev);
+	return ret;
+}
+
+/**
  * srpt_store_u32_attrib() - parse and store a numeric port attribute.
+ * @item: the TPG's attrib configfs group.
  * @page: text written by the user.
  * @count: length of @page.
- * @field: attribute to update.
+ * @off: offset of the attribute in &struct srpt_port_attrib.
  * @min: smallest accepted value.
  * @max: largest accepted value.
  *
  * Return: @count on success, -EINVAL if @page is not a number in
- * [@min, @max]; @field is then unchanged.
+ * [@min, @max]; the attribute is then unchanged.
  */
-static ssize_t srpt_store_u32_attrib(const char *page, size_t count,
-				     u32 *field, u32 min, u32 max)
+static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
+				     size_t count, size_t off, u32 min, u32 max)
 {
+	struct srpt_port *sport;
 	u32 val;
 
 	if (kstrtou32(page, 0, &val) || val < min || val > max)
 		return -EINVAL;
 
 	/* Logins read the attributes without the configfs locks. */
-	WRITE_ONCE(*field, val);
+	WRITE_ONCE(*srpt_u32_attrib(item, off, &sport), val);
+	srpt_sdev_put(sport->sdev);
 	return count;
 }
 
@@ -4223,15 +4260,10 @@ static ssize_t srpt_store_u32_attrib(const char *page, size_t count,
  *
  * Return: number of bytes written to @page.
  */
-static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
-						      char *page)
+static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item, char *page)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rdma_size);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_show_u32_attrib(item, page,
+				    offsetof(struct srpt_port_attrib, srp_max_rdma_size));
 }
 
 /**
@@ -4243,18 +4275,11 @@ static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
  * Return: @count on success, -EINVAL for a value out of range.
  */
 static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
-						       const char *page,
-						       size_t count)
+						       const char *page, size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = srpt_store_u32_attrib(page, count,
-				    &sport->port_attrib.srp_max_rdma_size,
-				    SRPT_MAX_RDMA_SIZE_MIN,
-				    SRPT_MAX_RDMA_SIZE_MAX);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_store_u32_attrib(item, page, count,
+				     offsetof(struct srpt_port_attrib, srp_max_rdma_size),
+				     SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
 }
 
 /**
@@ -4264,15 +4289,10 @@ static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
  *
  * Return: number of bytes written to @page.
  */
-static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
-						     char *page)
+static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item, char *page)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_max_rsp_size);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_show_u32_attrib(item, page,
+				    offsetof(struct srpt_port_attrib, srp_max_rsp_size));
 }
 
 /**
@@ -4284,17 +4304,11 @@ static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
  * Return: @count on success, -EINVAL for a value out of range.
  */
 static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
-						      const char *page,
-						      size_t count)
+						      const char *page, size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = srpt_store_u32_attrib(page, count,
-				    &sport->port_attrib.srp_max_rsp_size,
-				    SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_store_u32_attrib(item, page, count,
+				     offsetof(struct srpt_port_attrib, srp_max_rsp_size),
+				     SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
 }
 
 /**
@@ -4304,15 +4318,10 @@ static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
  *
  * Return: number of bytes written to @page.
  */
-static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
-						char *page)
+static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item, char *page)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = sysfs_emit(page, "%u\n", sport->port_attrib.srp_sq_size);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_show_u32_attrib(item, page,
+				    offsetof(struct srpt_port_attrib, srp_sq_size));
 }
 
 /**
@@ -4326,14 +4335,9 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 						 const char *page, size_t count)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
-
-	ret = srpt_store_u32_attrib(page, count,
-				    &sport->port_attrib.srp_sq_size,
-				    SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	return srpt_store_u32_attrib(item, page, count,
+				     offsetof(struct srpt_port_attrib, srp_sq_size),
+				     SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
 }
 
 /**

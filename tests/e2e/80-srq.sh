@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Shared receive queue: attrib/use_srq=1 before login, two channels share
-# the HCA's SRQ, fio verifies 4k random and 1M sequential writes; then
+# Port attributes (our module: numeric ones read back, out-of-range values
+# refused). Shared receive queue: attrib/use_srq=1 before login, two
+# channels share the HCA's SRQ, fio verifies 4k random and 1M writes; then
 # use_srq=0 while the initiator is logged in must close its channels and
 # return (not hang), and after a new login data verifies on per-channel
 # receive rings.
@@ -15,6 +16,20 @@ bs=$(lio_iblock nb0 "$dev")
 srpt_target_create
 srpt_lun 0 "$bs"
 srpt_acl_add
+if [ "${MODULE:-ours}" = ours ]; then
+	# The numeric port attributes: a value in range reads back, one out of
+	# range is refused and leaves the old value.
+	q=$(tpg_dir)/attrib/srp_sq_size
+	expect_eq "srp_sq_size default" "$(cat "$q")" 4096
+	echo 2048 >"$q" || die "srp_sq_size=2048 refused"
+	expect_eq "srp_sq_size after writing 2048" "$(cat "$q")" 2048
+	if echo 15 >"$q" 2>/dev/null; then die "srp_sq_size=15 accepted"; fi
+	expect_eq "srp_sq_size after writing 15" "$(cat "$q")" 2048
+	r=$(tpg_dir)/attrib/srp_max_rsp_size
+	if echo 35 >"$r" 2>/dev/null; then die "srp_max_rsp_size=35 accepted"; fi
+	echo 256 >"$r" || die "srp_max_rsp_size=256 refused"
+	expect_eq "srp_max_rsp_size after writing 256" "$(cat "$r")" 256
+fi
 a=$(tpg_dir)/attrib/use_srq
 echo 1 >"$a" || die "use_srq=1 refused"
 expect_eq "use_srq after writing 1" "$(cat "$a")" 1

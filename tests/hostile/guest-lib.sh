@@ -384,8 +384,6 @@ h_fio_selftest() {
 	h_fio_pass 999 --verify_only >"$H_FIO_DIR/self.3" 2>&1 && { echo "replay missed a zeroed block"; return 1; }
 	grep -aq "wanted $((blk * 4096))\|offset=$((blk * 4096))" "$H_FIO_DIR/self.3" ||
 		{ echo "replay failed, but not at the zeroed block"; grep -a verify "$H_FIO_DIR/self.3" | head -n 3; return 1; }
-	h_dm_remove "$H_FIO_DM" 2>/dev/null
-	return 0
 }
 
 h_fio_start() {
