@@ -128,7 +128,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
-static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
+static void srpt_close_ch_async(struct srpt_rdma_ch *ch);
+static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx);
 static int srpt_refresh_port(struct srpt_port *sport);
 static void srpt_adopt_port_ids(struct srpt_port *sport);
 
@@ -292,7 +293,9 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
  *
  * COMM_EST means the initiator sent before the CM's RTU arrived: tell the
  * CM so it establishes the connection now. LAST_WQE_REACHED follows the
- * move of an SRQ-attached QP to the error state.
+ * move of an SRQ-attached QP to the error state. A fatal QP error closes
+ * the channel: the initiator may be gone and no CM event would ever come.
+ * Called in atomic context.
  */
 void srpt_qp_event(struct ib_event *event, void *ptr)
 {
@@ -310,6 +313,15 @@ void srpt_qp_event(struct ib_event *event, void *ptr)
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		pr_debug("ch %s: last WQE reached\n", ch->sess_name);
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		/* The QP is in error: nothing will move on it again. */
+		pr_err("ch %s: QP event %s, closing the channel\n", ch->sess_name,
+		       ib_event_msg(event->event));
+		srpt_close_ch_async(ch);
 		break;
 	default:
 		pr_err("ch %s: unexpected QP event %s\n", ch->sess_name,
@@ -615,6 +627,7 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	struct ib_mad_reg_req reg_req;
 	struct ib_mad_agent *agent;
 	struct ib_port_attr port_attr;
+	union ib_gid gid;
 	u64 ifid;
 	int ret;
 
@@ -625,20 +638,24 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	sport->sm_lid = port_attr.sm_lid;
 	sport->lid = port_attr.lid;
 
-	ret = rdma_query_gid(dev, sport->port, 0, &sport->gid);
+	ret = rdma_query_gid(dev, sport->port, 0, &gid);
+	/* The names are read by srpt_lookup_port() under srpt_dev_mutex. */
+	mutex_lock(&srpt_dev_mutex);
 	if (ret) {
 		/* No name to match a configfs target port against. */
 		sport->gid_valid = false;
 	} else {
-		ifid = be64_to_cpu(sport->gid.global.interface_id);
+		sport->gid = gid;
+		ifid = be64_to_cpu(gid.global.interface_id);
 		snprintf(sport->port_guid, sizeof(sport->port_guid),
 			 "%04x:%04x:%04x:%04x", (u16)(ifid >> 48),
 			 (u16)(ifid >> 32), (u16)(ifid >> 16), (u16)ifid);
 		snprintf(sport->port_gid, sizeof(sport->port_gid),
 			 "0x%016llx%016llx",
-			 be64_to_cpu(sport->gid.global.subnet_prefix), ifid);
+			 be64_to_cpu(gid.global.subnet_prefix), ifid);
 		sport->gid_valid = true;
 	}
+	mutex_unlock(&srpt_dev_mutex);
 
 	if (!rdma_protocol_ib(dev, sport->port) || sport->mad_agent)
 		return 0;
@@ -1133,7 +1150,12 @@ int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
  * srpt_get_send_ioctx() - take a free send context of a channel.
  * @ch: channel.
  *
- * Return: a reset context, or NULL if the initiator exceeded its credits.
+ * A credit comes back to the initiator with its response, a little before
+ * the context of that response is free again, so an initiator that uses
+ * its credits to the last one can find none free: the IU then waits (see
+ * srpt_recv_done()), it is never dropped.
+ *
+ * Return: a reset context, or NULL if none is free right now.
  */
 static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 {
@@ -1167,15 +1189,23 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 /**
  * srpt_put_send_ioctx() - return a send context to its channel.
  * @ioctx: context.
+ *
+ * Any context: restarting IUs that wait for a context is left to
+ * &srpt_rdma_ch.iu_work.
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
+	bool kick;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
+	/* An IU inside its credits may be waiting for exactly this context. */
+	kick = ch->processing_wait_list && !list_empty(&ch->cmd_wait_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (kick)
+		queue_work(srpt_wq, &ch->iu_work);
 }
 
 /**
@@ -1384,19 +1414,124 @@ static int srpt_post_rw(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_reserve_sq() - account for send queue work requests.
- * @ch: channel.
- * @n: number of work requests about to be posted.
- *
- * Return: true if they fit.
+ * enum srpt_sq_verdict - outcome of a send queue reservation.
+ * @SRPT_SQ_RESERVED: the work requests are reserved; post them.
+ * @SRPT_SQ_WAITING: the command waits on &srpt_rdma_ch.sq_wait_list;
+ *		     srpt_sq_release() posts it once space is free.
+ * @SRPT_SQ_TOO_BIG: the transfer needs more than the whole send queue.
  */
-static bool srpt_reserve_sq(struct srpt_rdma_ch *ch, int n)
+enum srpt_sq_verdict {
+	SRPT_SQ_RESERVED,
+	SRPT_SQ_WAITING,
+	SRPT_SQ_TOO_BIG,
+};
+
+/**
+ * srpt_sq_take() - take RDMA work requests from the send queue budget.
+ * @ch: channel.
+ * @n: work requests.
+ *
+ * Return: true if they were available.
+ */
+static bool srpt_sq_take(struct srpt_rdma_ch *ch, u32 n)
 {
 	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
 		atomic_add(n, &ch->sq_wr_avail);
 		return false;
 	}
 	return true;
+}
+
+/**
+ * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
+ * @ch: channel.
+ * @ioctx: command, with @ioctx->n_rdma set by srpt_alloc_rw_ctxs().
+ *
+ * Transfers start in arrival order: while others wait, a new one queues
+ * behind them even if it would fit, so a large transfer cannot starve.
+ * Returning "queue full" to the target core instead would make it retry
+ * at once, in a loop, and only for the commands it owns.
+ *
+ * Return: an &enum srpt_sq_verdict.
+ */
+static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
+					    struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_sq_verdict v = SRPT_SQ_RESERVED;
+	unsigned long flags;
+
+	if (ioctx->n_rdma > ch->sq_rdma_wrs)
+		return SRPT_SQ_TOO_BIG;
+	/*
+	 * Checked and queued under the lock srpt_sq_pop_ready() takes after
+	 * returning space, so a waiter is never missed.
+	 */
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (!list_empty(&ch->sq_wait_list) || !srpt_sq_take(ch, ioctx->n_rdma)) {
+		list_add_tail(&ioctx->sq_wait, &ch->sq_wait_list);
+		v = SRPT_SQ_WAITING;
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	return v;
+}
+
+/**
+ * srpt_sq_pop_ready() - take the first waiting command if its transfer fits.
+ * @ch: channel.
+ *
+ * Return: the command, its work requests reserved, or NULL.
+ */
+static struct srpt_send_ioctx *srpt_sq_pop_ready(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	ioctx = list_first_entry_or_null(&ch->sq_wait_list,
+					 struct srpt_send_ioctx, sq_wait);
+	if (ioctx && srpt_sq_take(ch, ioctx->n_rdma))
+		list_del_init(&ioctx->sq_wait);
+	else
+		ioctx = NULL;
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	return ioctx;
+}
+
+static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx);
+
+/**
+ * srpt_sq_release() - give back RDMA work requests and start waiting
+ * transfers that fit now.
+ * @ch: channel.
+ * @n: work requests that completed.
+ */
+static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
+{
+	struct srpt_send_ioctx *ioctx;
+
+	if (n)
+		atomic_add(n, &ch->sq_wr_avail);
+	while ((ioctx = srpt_sq_pop_ready(ch)))
+		srpt_xfer_resume(ioctx);
+}
+
+/**
+ * srpt_post_failed() - keep a command whose post failed until the drain.
+ * @ioctx: command; part of its work requests may have been posted and
+ *	   still use its buffers, so nothing is unmapped before the QP is
+ *	   drained (srpt_release_channel_work()).
+ *
+ * A failed post means the QP is broken: the channel is closed.
+ */
+static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	srpt_close_ch_async(ch);
 }
 
 /**
@@ -1445,28 +1580,30 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 
-	atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+	u32 n = ioctx->n_rdma;
+
 	ioctx->n_rdma = 0;
 	/* Unmap before the backend reads the data. */
 	srpt_free_rw_ctxs(ch, ioctx);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("ch %s: RDMA READ for tag %llu failed: %s\n",
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_info_ratelimited("ch %s: RDMA READ for tag %#llx failed: %s\n",
 					    ch->sess_name, ioctx->tag,
 					    ib_wc_status_msg(wc->status));
+			/* The QP is in error now: a live-looking zombie otherwise. */
+			srpt_close_ch_async(ch);
+		}
 		srpt_abort_cmd(ioctx);
-		return;
-	}
-
-	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-					SRPT_STATE_DATA_IN)) {
+	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					       SRPT_STATE_DATA_IN)) {
 		atomic64_add(ioctx->cmd.data_length, &ch->stats.bytes_in);
 		target_execute_cmd(&ioctx->cmd);
 	} else {
-		pr_err("ch %s: tag %llu in unexpected state %d after RDMA READ\n",
+		pr_err("ch %s: tag %#llx in unexpected state %d after RDMA READ\n",
 		       ch->sess_name, ioctx->tag, ioctx->state);
 	}
+	srpt_sq_release(ch, n);
 }
 
 /**
@@ -1482,6 +1619,19 @@ static s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 
 	atomic_add(delta, &ch->req_lim);
 	return delta;
+}
+
+/**
+ * srpt_credit_undo() - take back the credits of a response never sent.
+ * @ch: channel.
+ * @delta: what srpt_credit_delta() returned for it.
+ *
+ * They go back to req_lim_delta, for the next response to carry.
+ */
+static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
+{
+	atomic_sub(delta, &ch->req_lim);
+	atomic_add(delta, &ch->req_lim_delta);
 }
 
 /**
@@ -1507,7 +1657,8 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 
 	memset(srp_rsp, 0, sizeof(*srp_rsp));
 	srp_rsp->opcode = SRP_RSP;
-	srp_rsp->req_lim_delta = cpu_to_be32(srpt_credit_delta(ch));
+	ioctx->rsp_credits = srpt_credit_delta(ch);
+	srp_rsp->req_lim_delta = cpu_to_be32(ioctx->rsp_credits);
 	srp_rsp->tag = tag;
 	srp_rsp->status = status;
 
@@ -1555,9 +1706,11 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
 	struct srp_rsp *srp_rsp = ioctx->ioctx.buf + 0;
 	int resp_len = 4;
 
+	BUILD_BUG_ON(sizeof(*srp_rsp) + 4 > SRP_MAX_RSP_SIZE_MIN);
 	memset(srp_rsp, 0, sizeof(*srp_rsp) + resp_len);
 	srp_rsp->opcode = SRP_RSP;
-	srp_rsp->req_lim_delta = cpu_to_be32(srpt_credit_delta(ch));
+	ioctx->rsp_credits = srpt_credit_delta(ch);
+	srp_rsp->req_lim_delta = cpu_to_be32(ioctx->rsp_credits);
 	srp_rsp->tag = tag;
 	srp_rsp->flags |= SRP_RSP_FLAG_RSPVALID;
 	srp_rsp->resp_data_len = cpu_to_be32(resp_len);
@@ -1632,14 +1785,43 @@ static u8 srpt_tmr_rsp_code(u8 response)
 }
 
 /**
+ * srpt_check_cmd() - validate an SRP_CMD before the target core sees it.
+ * @ch: channel: immediate data offset and data length limit.
+ * @srp_cmd: the IU.
+ * @iu_len: bytes received; nothing beyond is read.
+ * @d: parsed data descriptors.
+ *
+ * Return: 0; -EINVAL for a malformed IU; -E2BIG when the data length
+ * exceeds srp_max_rdma_size (the target core would allocate and pin
+ * whatever length the initiator names).
+ */
+static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
+			  const struct srp_cmd *srp_cmd, u32 iu_len,
+			  struct srpt_data_desc *d)
+{
+	int ret = srpt_get_desc_tbl(srp_cmd, iu_len, ch->imm_data_offset, d);
+
+	if (ret)
+		return ret;
+	/* The target core reads as many CDB bytes as the opcode implies. */
+	if (scsi_command_size(srp_cmd->cdb) >
+	    sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3))
+		return -EINVAL;
+	if (d->data_len > ch->max_data_len)
+		return -E2BIG;
+	return 0;
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD.
  * @ch: channel.
  * @recv: receive buffer holding the IU; the command keeps it until its
  *	  response is posted, since descriptors and immediate data live there.
  * @ioctx: free send context for the command.
  *
- * A malformed IU is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT.
+ * A malformed IU, or one whose data length exceeds srp_max_rdma_size, is
+ * answered with CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND
+ * INFORMATION UNIT.
  */
 static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 			    struct srpt_recv_ioctx *recv,
@@ -1655,16 +1837,17 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	ioctx->tag = srp_cmd->tag;
 	ioctx->recv_ioctx = recv;
 	atomic64_inc(&ch->stats.cmds);
-	bad = srpt_get_desc_tbl(srp_cmd, recv->byte_len, ch->imm_data_offset, &d);
-	/* The target core reads as many CDB bytes as the opcode implies. */
-	if (!bad && scsi_command_size(srp_cmd->cdb) >
-		    sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3))
-		bad = -EINVAL;
+	bad = srpt_check_cmd(ch, srp_cmd, recv->byte_len, &d);
 	if (bad) {
 		atomic64_inc(&ch->stats.bad_ius);
-		pr_info_ratelimited("ch %s: malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
-				    ch->sess_name, srp_cmd->tag,
-				    srp_cmd->buf_fmt, recv->byte_len);
+		if (bad == -E2BIG)
+			pr_info_ratelimited("ch %s: tag %#llx: %llu data bytes exceed srp_max_rdma_size %u\n",
+					    ch->sess_name, srp_cmd->tag, d.data_len,
+					    ch->max_data_len);
+		else
+			pr_info_ratelimited("ch %s: malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
+					    ch->sess_name, srp_cmd->tag,
+					    srp_cmd->buf_fmt, recv->byte_len);
 		d.dir = DMA_NONE;
 		d.data_len = 0;
 	}
@@ -1755,28 +1938,44 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_iu_takes_credit() - whether an IU counts against the request limit.
+ * @iu: the IU.
+ * @len: bytes received.
+ *
+ * SRP's request limit covers SRP_CMD and SRP_TSK_MGMT. The initiator's
+ * responses (SRP_CRED_RSP, SRP_AER_RSP), SRP_I_LOGOUT and IUs the target
+ * does not know take no credit, so none is given back for them either;
+ * otherwise a peer could inflate its request limit without bound.
+ *
+ * Return: true if @iu consumed a credit.
+ */
+static bool srpt_iu_takes_credit(const u8 *iu, u32 len)
+{
+	return len >= 1 && (iu[0] == SRP_CMD || iu[0] == SRP_TSK_MGMT);
+}
+
+/**
  * srpt_handle_new_iu() - process a newly received information unit.
  * @ch: live channel the IU arrived on.
  * @recv: receive buffer.
  *
- * IUs that are too short for their type, unknown or not meant for a target
- * are dropped with a rate-limited message; their credit is given back with
- * the next response.
+ * Requests that are too short for their type are dropped and their credit
+ * is given back with the next response; IUs that are unknown or not meant
+ * for a target are ignored. Both with a rate-limited message.
+ *
+ * Return: false if the IU needs a send context and none is free: it was
+ * not consumed and must be tried again (srpt_wait_for_ioctx()).
  */
-static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
+static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			       struct srpt_recv_ioctx *recv)
 {
-	struct srpt_device *sdev = ch->sport->sdev;
 	u8 *iu = recv->ioctx.buf + recv->ioctx.offset;
 	struct srpt_send_ioctx *ioctx;
 	u32 need;
 	u8 opcode;
 
-	ib_dma_sync_single_for_cpu(sdev->device,
-				   recv->ioctx.dma + recv->ioctx.offset,
-				   recv->byte_len, DMA_FROM_DEVICE);
 	if (recv->byte_len < 1)
-		goto drop;
+		goto ignore;
 
 	opcode = iu[0];
 	switch (opcode) {
@@ -1790,16 +1989,13 @@ static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			goto drop;
 		}
 		ioctx = srpt_get_send_ioctx(ch);
-		if (unlikely(!ioctx)) {
-			pr_warn_ratelimited("ch %s: initiator exceeded its %d credits\n",
-					    ch->sess_name, ch->rq_size);
-			goto drop;
-		}
+		if (unlikely(!ioctx))
+			return false;
 		if (opcode == SRP_CMD)
 			srpt_handle_cmd(ch, recv, ioctx);
 		else
 			srpt_handle_tsk_mgmt(ch, recv, ioctx);
-		return;
+		return true;
 	case SRP_I_LOGOUT:
 		pr_info("ch %s: initiator logout\n", ch->sess_name);
 		srpt_close_ch(ch);
@@ -1807,14 +2003,40 @@ static void srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 	default:
 		pr_info_ratelimited("ch %s: ignoring IU with opcode %#x (%u bytes)\n",
 				    ch->sess_name, opcode, recv->byte_len);
-		goto drop;
+		goto ignore;
 	}
 
 drop:
+	/* A request that gets no response: its credit rides on the next one. */
+	atomic_inc(&ch->req_lim_delta);
+ignore:
 	atomic64_inc(&ch->stats.bad_ius);
 repost:
-	atomic_inc(&ch->req_lim_delta);
 	srpt_repost_recv(ch, recv);
+	return true;
+}
+
+/**
+ * srpt_wait_for_ioctx() - queue an IU until a send context is free.
+ * @ch: channel.
+ * @recv: the IU, which must be replayed before any later one.
+ *
+ * srpt_put_send_ioctx() restarts the replay; a context freed between the
+ * failed look-up and this call is noticed here, under the same lock.
+ */
+static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
+				struct srpt_recv_ioctx *recv)
+{
+	unsigned long flags;
+	bool retry;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	list_add(&recv->wait_list, &ch->cmd_wait_list);
+	ch->processing_wait_list = true;
+	retry = !list_empty(&ch->free_list);
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (retry)
+		queue_work(srpt_wq, &ch->iu_work);
 }
 
 /**
@@ -1822,8 +2044,9 @@ repost:
  * @cq: completion queue.
  * @wc: work completion.
  *
- * IUs that arrive before the login completed are queued and replayed once
- * the channel is live, in arrival order.
+ * IUs that arrive before the login completed, or while earlier ones wait
+ * for a send context, are queued and replayed in arrival order. An error
+ * other than a flush closes the channel.
  */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -1834,17 +2057,31 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_info_ratelimited("ch %s: receive failed: %s\n",
 					    ch->sess_name,
 					    ib_wc_status_msg(wc->status));
+			srpt_close_ch_async(ch);
+		}
 		if (ch->use_srq)
 			srpt_repost_recv(ch, recv);
 		return;
 	}
 
 	recv->byte_len = wc->byte_len;
-	atomic_dec(&ch->req_lim);
+	ib_dma_sync_single_for_cpu(ch->sport->sdev->device,
+				   recv->ioctx.dma + recv->ioctx.offset,
+				   recv->byte_len, DMA_FROM_DEVICE);
+	if (srpt_iu_takes_credit(recv->ioctx.buf + recv->ioctx.offset,
+				 recv->byte_len) &&
+	    unlikely(atomic_dec_return(&ch->req_lim) < 0)) {
+		atomic_inc(&ch->req_lim);
+		atomic64_inc(&ch->stats.bad_ius);
+		pr_warn_ratelimited("ch %s: initiator exceeded its %d credits\n",
+				    ch->sess_name, ch->rq_size);
+		srpt_repost_recv(ch, recv);
+		return;
+	}
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	state = ch->state;
@@ -1855,20 +2092,27 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 
-	if (likely(state == CH_LIVE))
-		srpt_handle_new_iu(ch, recv);
-	else if (ch->use_srq)
+	if (likely(state == CH_LIVE)) {
+		if (unlikely(!srpt_handle_new_iu(ch, recv)))
+			srpt_wait_for_ioctx(ch, recv);
+	} else if (ch->use_srq) {
 		srpt_repost_recv(ch, recv);
+	}
 }
 
 /**
- * srpt_process_wait_list() - replay IUs received before the channel was live.
- * @ch: channel, just made live with processing_wait_list set.
+ * srpt_process_wait_list() - replay queued IUs.
+ * @ch: live channel with processing_wait_list set.
+ *
+ * Stops when the list is empty (new IUs are then handled as they arrive),
+ * when the channel stops being live (release work recycles what is left)
+ * or when no send context is free (srpt_put_send_ioctx() restarts it).
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
 	struct srpt_recv_ioctx *recv;
 	unsigned long flags;
+	bool retry;
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
@@ -1881,8 +2125,28 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 					struct srpt_recv_ioctx, wait_list);
 		list_del_init(&recv->wait_list);
 		spin_unlock_irqrestore(&ch->spinlock, flags);
-		srpt_handle_new_iu(ch, recv);
+		if (srpt_handle_new_iu(ch, recv))
+			continue;
+
+		spin_lock_irqsave(&ch->spinlock, flags);
+		list_add(&recv->wait_list, &ch->cmd_wait_list);
+		retry = !list_empty(&ch->free_list);
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		if (!retry)
+			return;
 	}
+}
+
+/**
+ * srpt_iu_work() - replay the queued IUs of a channel.
+ * @w: &srpt_rdma_ch.iu_work.
+ *
+ * A work item rather than the CM callback or the context that freed a send
+ * context: it sleeps, and the release work can flush it.
+ */
+static void srpt_iu_work(struct work_struct *w)
+{
+	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, iu_work));
 }
 
 /**
@@ -1891,7 +2155,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
  * @wc: work completion.
  *
  * The data-in RDMA WRITEs were chained in front of the send and are
- * unsignaled, so this also ends them.
+ * unsignaled, so this also ends them and returns their send queue space.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -1899,22 +2163,25 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
 	enum srpt_command_state state;
+	u32 n = ioctx->n_rdma;
 
 	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
 	if (state != SRPT_STATE_CMD_RSP_SENT && state != SRPT_STATE_MGMT_RSP_SENT)
 		pr_err("ch %s: send completion for tag %#llx in state %d\n",
 		       ch->sess_name, ioctx->tag, state);
 
-	atomic_add(1 + ioctx->n_rdma, &ch->sq_wr_avail);
 	ioctx->n_rdma = 0;
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR))
+		     wc->status != IB_WC_WR_FLUSH_ERR)) {
 		pr_info_ratelimited("ch %s: sending response for tag %#llx failed: %s\n",
 				    ch->sess_name, ioctx->tag,
 				    ib_wc_status_msg(wc->status));
+		srpt_close_ch_async(ch);
+	}
 
 	srpt_free_rw_ctxs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
+	srpt_sq_release(ch, n);
 }
 
 /**
@@ -1931,64 +2198,63 @@ static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_queue_response() - send the response of a command or TMF.
- * @cmd: LIO command.
+ * srpt_set_sense() - make a command's status CHECK CONDITION.
+ * @ioctx: command.
+ * @key: sense key.
+ * @asc: additional sense code.
+ * @ascq: additional sense code qualifier.
  *
- * For a read with data the RDMA WRITEs go first, chained in one post with
- * the SRP_RSP send. The receive buffer goes back to the HCA before the
- * response hands the initiator a new credit for it.
- *
- * Return: 0, or -EAGAIN/-ENOMEM to make the target core retry later.
+ * Fixed-format sense data, for failures the target core does not know of.
  */
-static int srpt_queue_response(struct se_cmd *cmd)
+static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
+			   u8 ascq)
 {
-	struct srpt_send_ioctx *ioctx =
-		container_of(cmd, struct srpt_send_ioctx, cmd);
+	u8 *sense = ioctx->sense_data;
+
+	memset(sense, 0, SRPT_FIXED_SENSE_LEN);
+	sense[0] = 0x70;		/* current error, fixed format */
+	sense[2] = key;
+	sense[7] = SRPT_FIXED_SENSE_LEN - 8;	/* additional sense length */
+	sense[12] = asc;
+	sense[13] = ascq;
+	ioctx->cmd.scsi_status = SAM_STAT_CHECK_CONDITION;
+	ioctx->cmd.scsi_sense_length = SRPT_FIXED_SENSE_LEN;
+}
+
+/**
+ * srpt_post_response() - post a command's response, after its data.
+ * @ioctx: command in state CMD_RSP_SENT or MGMT_RSP_SENT, its RDMA
+ *	   contexts (if any) set up and their send queue space reserved.
+ *
+ * The response itself needs no reservation: each send context owns one
+ * response slot of the send queue. The receive buffer goes back to the
+ * HCA before the response hands the initiator a new credit for it.
+ */
+static void srpt_post_response(struct srpt_send_ioctx *ioctx)
+{
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	struct srpt_device *sdev = ch->sport->sdev;
-	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
-	enum srpt_command_state prev;
+	struct se_cmd *cmd = &ioctx->cmd;
 	struct ib_send_wr send_wr = {};
 	struct ib_sge sge;
-	bool with_data;
 	int len, ret;
 
-	with_data = !tmr && cmd->data_direction == DMA_FROM_DEVICE &&
-		    cmd->data_length && cmd->t_data_sg &&
-		    (cmd->scsi_status == SAM_STAT_GOOD ||
-		     (cmd->se_cmd_flags & SCF_TREAT_READ_AS_NORMAL));
-
-	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
-					       SRPT_STATE_CMD_RSP_SENT);
-	if (unlikely(prev == SRPT_STATE_DONE)) {
-		pr_debug("ch %s: no response for aborted tag %#llx\n",
-			 ch->sess_name, ioctx->tag);
-		return 0;
-	}
-
 	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		ioctx->n_rdma = 0;
 		srpt_drop_cmd(ioctx);
-		return 0;
+		return;
 	}
 
-	if (with_data) {
-		ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_TO_DEVICE);
-		if (ret)
-			goto retry;
-		atomic64_add(cmd->data_length, &ch->stats.bytes_out);
-	}
-	if (!srpt_reserve_sq(ch, ioctx->n_rdma + 1)) {
-		ret = -ENOMEM;
-		srpt_free_rw_ctxs(ch, ioctx);
-		goto retry;
-	}
-
-	if (tmr)
+	if (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB) {
 		len = srpt_build_tskmgmt_rsp(ch, srpt_tmr_rsp_code(cmd->se_tmr_req->response),
 					     ioctx, ioctx->tag);
-	else
+	} else {
 		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
 					 cmd->scsi_status);
+		if (ioctx->n_rw_ctx)
+			atomic64_add(cmd->data_length, &ch->stats.bytes_out);
+	}
 	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma, len,
 				      DMA_TO_DEVICE);
 
@@ -2010,15 +2276,134 @@ static int srpt_queue_response(struct se_cmd *cmd)
 	if (unlikely(ret)) {
 		pr_err_ratelimited("ch %s: posting response for tag %#llx failed: %d\n",
 				   ch->sess_name, ioctx->tag, ret);
-		atomic_add(ioctx->n_rdma + 1, &ch->sq_wr_avail);
-		ioctx->n_rdma = 0;
-		srpt_drop_cmd(ioctx);
+		srpt_credit_undo(ch, ioctx->rsp_credits);
+		srpt_post_failed(ioctx);
 	}
-	return 0;
+}
 
-retry:
-	srpt_set_cmd_state(ioctx, prev);
-	return ret == -ENOMEM ? -ENOMEM : -EAGAIN;
+/**
+ * srpt_post_read() - post the RDMA READs of a command's data-out buffer.
+ * @ioctx: command in state NEED_DATA, its send queue space reserved.
+ *
+ * srpt_rdma_read_done() executes the command.
+ */
+static void srpt_post_read(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	int ret;
+
+	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		ioctx->n_rdma = 0;
+		srpt_free_rw_ctxs(ch, ioctx);
+		srpt_abort_cmd(ioctx);
+		return;
+	}
+	ioctx->rdma_cqe.done = srpt_rdma_read_done;
+	ret = srpt_post_rw(ch, ioctx, &ioctx->rdma_cqe, NULL);
+	if (unlikely(ret)) {
+		pr_err_ratelimited("ch %s: posting RDMA READ for tag %#llx failed: %d\n",
+				   ch->sess_name, ioctx->tag, ret);
+		srpt_post_failed(ioctx);
+	}
+}
+
+/**
+ * srpt_xfer_resume() - post a transfer that waited for send queue space.
+ * @ioctx: command taken off &srpt_rdma_ch.sq_wait_list, space reserved.
+ */
+static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->state == SRPT_STATE_NEED_DATA)
+		srpt_post_read(ioctx);
+	else
+		srpt_post_response(ioctx);
+}
+
+/**
+ * srpt_xfer_cancel() - end a command that waited for the send queue, or
+ * whose post failed, once its channel is drained.
+ * @ioctx: command off both lists.
+ */
+static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
+{
+	ioctx->n_rdma = 0;
+	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	if (ioctx->state == SRPT_STATE_NEED_DATA)
+		srpt_abort_cmd(ioctx);
+	else
+		srpt_drop_cmd(ioctx);
+}
+
+/**
+ * srpt_queue_response() - send the response of a command or TMF.
+ * @cmd: LIO command.
+ *
+ * For a read with data the RDMA WRITEs go first, chained in one post with
+ * the SRP_RSP send; when the send queue has no room for them the command
+ * waits for it (srpt_sq_reserve()). A response without data never waits.
+ *
+ * Return: 0, or -EAGAIN/-ENOMEM to make the target core retry later (only
+ * when the RDMA contexts cannot be set up for lack of memory or MRs).
+ */
+static int srpt_queue_response(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
+	enum srpt_command_state prev;
+	bool with_data;
+	int ret;
+
+	with_data = !tmr && cmd->data_direction == DMA_FROM_DEVICE &&
+		    cmd->data_length && cmd->t_data_sg &&
+		    (cmd->scsi_status == SAM_STAT_GOOD ||
+		     (cmd->se_cmd_flags & SCF_TREAT_READ_AS_NORMAL));
+
+	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
+					       SRPT_STATE_CMD_RSP_SENT);
+	if (unlikely(prev == SRPT_STATE_DONE)) {
+		pr_debug("ch %s: no response for aborted tag %#llx\n",
+			 ch->sess_name, ioctx->tag);
+		return 0;
+	}
+
+	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+		srpt_drop_cmd(ioctx);
+		return 0;
+	}
+
+	ioctx->n_rdma = 0;
+	if (with_data) {
+		ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_TO_DEVICE);
+		if (ret == -ENOMEM || ret == -EAGAIN) {
+			srpt_set_cmd_state(ioctx, prev);
+			return ret;
+		}
+		if (!ret) {
+			switch (srpt_sq_reserve(ch, ioctx)) {
+			case SRPT_SQ_RESERVED:
+				break;
+			case SRPT_SQ_WAITING:
+				return 0;
+			case SRPT_SQ_TOO_BIG:
+				pr_warn_ratelimited("ch %s: tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
+						    ch->sess_name, ioctx->tag,
+						    ioctx->n_rdma, ch->sq_rdma_wrs);
+				ret = -E2BIG;
+				break;
+			}
+		}
+		if (ret) {
+			/* The data cannot be delivered: say so, do not hang. */
+			srpt_free_rw_ctxs(ch, ioctx);
+			ioctx->n_rdma = 0;
+			srpt_set_sense(ioctx, ABORTED_COMMAND, 0, 0);
+		}
+	}
+	srpt_post_response(ioctx);
+	return 0;
 }
 
 /**
@@ -2072,9 +2457,10 @@ static void srpt_aborted_task(struct se_cmd *cmd)
  *
  * Immediate data is already here (copied into the target core's buffer
  * if it was not aligned, see &srpt_send_ioctx.imm_copy); otherwise RDMA
- * READs are posted and srpt_rdma_read_done() executes the command.
+ * READs are posted, at once or when the send queue has room, and
+ * srpt_rdma_read_done() executes the command.
  *
- * Return: 0; -ENOMEM to retry later; -EIO to fail the command.
+ * Return: 0; -ENOMEM or -EAGAIN to retry later; -EIO to fail the command.
  */
 static int srpt_write_pending(struct se_cmd *cmd)
 {
@@ -2102,26 +2488,28 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA);
 	ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_FROM_DEVICE);
 	if (ret)
-		return ret == -ENOMEM ? -ENOMEM : -EIO;
+		/* -EAGAIN: the QP's MR pool is empty until transfers end. */
+		return ret == -ENOMEM || ret == -EAGAIN ? ret : -EIO;
 	if (!ioctx->n_rw_ctx) {
 		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);
 		return 0;
 	}
-	if (!srpt_reserve_sq(ch, ioctx->n_rdma)) {
+	switch (srpt_sq_reserve(ch, ioctx)) {
+	case SRPT_SQ_RESERVED:
+		srpt_post_read(ioctx);
+		return 0;
+	case SRPT_SQ_WAITING:
+		return 0;
+	case SRPT_SQ_TOO_BIG:
+	default:
+		pr_warn_ratelimited("ch %s: tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
+				    ch->sess_name, ioctx->tag, ioctx->n_rdma,
+				    ch->sq_rdma_wrs);
 		srpt_free_rw_ctxs(ch, ioctx);
-		return -ENOMEM;
-	}
-	ioctx->rdma_cqe.done = srpt_rdma_read_done;
-	ret = srpt_post_rw(ch, ioctx, &ioctx->rdma_cqe, NULL);
-	if (ret) {
-		pr_err_ratelimited("ch %s: posting RDMA READ for tag %#llx failed: %d\n",
-				   ch->sess_name, ioctx->tag, ret);
-		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
-		srpt_free_rw_ctxs(ch, ioctx);
+		ioctx->n_rdma = 0;
 		return -EIO;
 	}
-	return 0;
 }
 
 /**
@@ -2210,6 +2598,9 @@ static u32 srpt_check_login_req(const struct srp_login_req *req,
 {
 	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
 
+	/* The IB CM hands over any REQ private data as it came. */
+	if (req->opcode != SRP_LOGIN_REQ)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (it_iu_len < SRPT_MIN_IT_IU_LEN)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (it_iu_len > max_req_size)
@@ -2371,13 +2762,47 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_destroy_qp() - destroy a channel's QP the way it was created.
+ * @ch: channel.
+ */
+static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	if (ch->using_rdma_cm)
+		rdma_destroy_qp(ch->rdma_cm.cm_id);
+	else
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+}
+
+/**
+ * srpt_rdma_wrs_for() - RDMA work requests one transfer of @len bytes needs
+ * without memory registration.
+ * @attrs: device attributes.
+ * @len: transfer length.
+ *
+ * Return: a bound that holds for data in page-sized segments.
+ */
+static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
+{
+	u32 sge = min_t(u32, attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
+
+	if (attrs->max_sge_rd)
+		sge = min_t(u32, sge, attrs->max_sge_rd);
+	sge = max(sge, 1U);
+	return DIV_ROUND_UP(DIV_ROUND_UP(len, PAGE_SIZE), sge) +
+	       SRPT_RDMA_WR_SLACK;
+}
+
+/**
  * srpt_create_ch_ib() - create the completion queue and queue pair of a
  * channel and post its receive buffers.
- * @ch: channel.
+ * @ch: channel with rq_size and max_data_len set.
  *
- * The send queue holds srp_sq_size work requests for responses plus as
- * many RDMA contexts; if the HCA refuses that, the size is halved until it
- * fits.
+ * The send queue holds one response per send context, the drain write,
+ * and srp_sq_size RDMA contexts (at least the largest transfer allowed,
+ * so every command can run). Responses are never short of space that
+ * way, see srpt_post_response(). If the HCA refuses the sizes, the RDMA
+ * part is halved until they fit.
  *
  * Return: 0 or a negative errno.
  */
@@ -2387,22 +2812,27 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	struct srpt_device *sdev = sport->sdev;
 	const struct ib_device_attr *attrs = &sdev->device->attrs;
 	u32 sq_size = READ_ONCE(sport->port_attrib.srp_sq_size);
+	u32 rsp_wrs = ch->rq_size + 1;
 	struct ib_qp_init_attr *qp_init;
+	u32 cqe;
 	int i, ret;
 
+	sq_size = max(sq_size, srpt_rdma_wrs_for(attrs, ch->max_data_len));
 	qp_init = kzalloc(sizeof(*qp_init), GFP_KERNEL);
 	if (!qp_init)
 		return -ENOMEM;
 
 retry:
-	ch->cq = ib_alloc_cq_any(sdev->device, ch, ch->rq_size + 2 * sq_size + 1,
-				 IB_POLL_WORKQUEUE);
+	/*
+	 * Receives, responses, and RDMA work requests with up to two more
+	 * for memory registration each: flushed ones all complete.
+	 */
+	cqe = ch->rq_size + rsp_wrs + 3 * sq_size;
+	ch->cq = ib_alloc_cq_any(sdev->device, ch, cqe, IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
-		pr_err("ch %s: CQ of %u entries failed: %d\n", ch->sess_name,
-		       ch->rq_size + 2 * sq_size + 1, ret);
-		goto out;
+		goto smaller;
 	}
 
 	memset(qp_init, 0, sizeof(*qp_init));
@@ -2412,7 +2842,8 @@ retry:
 	qp_init->recv_cq = ch->cq;
 	qp_init->sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init->qp_type = IB_QPT_RC;
-	qp_init->cap.max_send_wr = sq_size;
+	/* The RDMA/CM core adds the RDMA contexts' work requests. */
+	qp_init->cap.max_send_wr = rsp_wrs;
 	qp_init->cap.max_rdma_ctxs = sq_size;
 	qp_init->cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
 	qp_init->port_num = sport->port;
@@ -2432,20 +2863,22 @@ retry:
 		if (ret)
 			ch->qp = NULL;
 	}
+	if (!ret && qp_init->cap.max_send_wr <= rsp_wrs) {
+		/* The device capped the send queue below what responses need. */
+		srpt_destroy_qp(ch);
+		ret = -ENOMEM;
+	}
 	if (ret) {
 		ib_free_cq(ch->cq);
 		ch->cq = NULL;
-		if (sq_size > SRPT_SQ_SIZE_MIN) {
-			sq_size /= 2;
-			goto retry;
-		}
-		pr_err("ch %s: QP creation failed: %d\n", ch->sess_name, ret);
-		goto out;
+		goto smaller;
 	}
 
-	atomic_set(&ch->sq_wr_avail, qp_init->cap.max_send_wr);
-	pr_debug("ch %s: cq %d entries, sq %u wr, rq %d\n", ch->sess_name,
-		 ch->cq->cqe, qp_init->cap.max_send_wr, ch->rq_size);
+	ch->sq_rdma_wrs = qp_init->cap.max_send_wr - rsp_wrs;
+	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
+	pr_debug("ch %s: cq %d entries, sq %u wr (%u for RDMA), rq %d\n",
+		 ch->sess_name, ch->cq->cqe, qp_init->cap.max_send_wr,
+		 ch->sq_rdma_wrs, ch->rq_size);
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_init_ch_qp(ch, ch->qp);
@@ -2462,13 +2895,18 @@ retry:
 	ret = 0;
 	goto out;
 
+smaller:
+	if (sq_size > SRPT_SQ_SIZE_MIN) {
+		sq_size = max_t(u32, sq_size / 2, SRPT_SQ_SIZE_MIN);
+		goto retry;
+	}
+	pr_err("ch %s: no CQ of %u entries and QP of %u+%u work requests: %d\n",
+	       ch->sess_name, cqe, rsp_wrs, sq_size, ret);
+	goto out;
+
 err_destroy_qp:
 	pr_err("ch %s: QP setup failed: %d\n", ch->sess_name, ret);
-	if (ch->using_rdma_cm)
-		rdma_destroy_qp(ch->rdma_cm.cm_id);
-	else
-		ib_destroy_qp(ch->qp);
-	ch->qp = NULL;
+	srpt_destroy_qp(ch);
 	ib_free_cq(ch->cq);
 	ch->cq = NULL;
 out:
@@ -2545,6 +2983,59 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_close_work() - close a channel on behalf of srpt_close_ch_async().
+ * @w: &srpt_rdma_ch.close_work.
+ */
+static void srpt_close_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       close_work);
+
+	srpt_close_ch(ch);
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_close_ch_async() - close a channel from any context.
+ * @ch: channel.
+ *
+ * For QP events (atomic context) and completion errors. A channel not yet
+ * on its nexus belongs to its login, which ends it.
+ */
+static void srpt_close_ch_async(struct srpt_rdma_ch *ch)
+{
+	if (!READ_ONCE(ch->nexus) || READ_ONCE(ch->state) > CH_LIVE)
+		return;
+	kref_get(&ch->kref);
+	if (!queue_work(srpt_wq, &ch->close_work))
+		kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_cancel_xfers() - end the commands on a transfer list of a drained
+ * channel.
+ * @ch: channel, no longer live.
+ * @list: &srpt_rdma_ch.sq_wait_list or &srpt_rdma_ch.post_failed_list.
+ */
+static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->spinlock, flags);
+		ioctx = list_first_entry_or_null(list, struct srpt_send_ioctx,
+						 sq_wait);
+		if (ioctx)
+			list_del_init(&ioctx->sq_wait);
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		if (!ioctx)
+			return;
+		srpt_xfer_cancel(ioctx);
+	}
+}
+
+/**
  * srpt_release_channel_work() - tear a drained channel down.
  * @w: &srpt_rdma_ch.release_work.
  *
@@ -2562,8 +3053,15 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_nexus *nexus = ch->nexus;
 
 	pr_debug("ch %s: releasing\n", ch->sess_name);
+	/* A channel closed while its login ran is released once, after it. */
+	wait_for_completion(&ch->login_done);
 	if (!ch->use_srq)
 		ib_drain_rq(ch->qp);
+
+	/* The send queue is drained: nothing waits for space any more. */
+	cancel_work_sync(&ch->iu_work);
+	srpt_cancel_xfers(ch, &ch->post_failed_list);
+	srpt_cancel_xfers(ch, &ch->sq_wait_list);
 
 	if (ch->sess) {
 		target_stop_session(ch->sess);
@@ -2571,6 +3069,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 		target_remove_session(ch->sess);
 		ch->sess = NULL;
 	}
+	/* Freeing the commands above may have queued it again. */
+	cancel_work_sync(&ch->iu_work);
 
 	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
 		list_del_init(&recv->wait_list);
@@ -2654,6 +3154,78 @@ static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 	mutex_unlock(&sport->mutex);
 	if (!enabled)
 		srpt_release_sport(sport);
+}
+
+/**
+ * srpt_tpg_channels() - count, and optionally close, the channels whose
+ * session belongs to a TPG.
+ * @sport: port.
+ * @se_tpg: TPG.
+ * @close: close them.
+ *
+ * Return: the number of such channels still on the port.
+ */
+static unsigned int srpt_tpg_channels(struct srpt_port *sport,
+				      struct se_portal_group *se_tpg,
+				      bool close)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	unsigned int n = 0;
+
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry)
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			if (READ_ONCE(ch->se_tpg) != se_tpg)
+				continue;
+			n++;
+			if (close)
+				srpt_close_ch(ch);
+		}
+	mutex_unlock(&sport->mutex);
+	return n;
+}
+
+/**
+ * srpt_tpg_stop() - disable one TPG: no new sessions, close its channels
+ * and wait until they are gone.
+ * @sport: port the TPG's name serves.
+ * @stpg: TPG.
+ *
+ * The port keeps accepting logins while another TPG of either of its
+ * names (GUID or GID form) is enabled; only this TPG's channels close.
+ */
+static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
+{
+	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
+	struct srpt_tpg *other;
+	bool any_live = false;
+	unsigned int i, n;
+
+	/*
+	 * srpt_setup_session() looks at @live under this mutex: after it is
+	 * released, every session of this TPG is visible in ch->se_tpg.
+	 */
+	mutex_lock(&stpg->sport_id->mutex);
+	stpg->live = false;
+	mutex_unlock(&stpg->sport_id->mutex);
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(other, &ids[i]->tpg_list, entry)
+			any_live |= other->live;
+		mutex_unlock(&ids[i]->mutex);
+	}
+	if (!any_live)
+		srpt_set_enabled(sport, false);
+
+	for (i = 0; (n = srpt_tpg_channels(sport, &stpg->tpg, true)); i++) {
+		if (i && i % (SRPT_DRAIN_REPORT_SECS * 10) == 0)
+			pr_info("%s port %u: waiting for %u channel(s) of a disabled TPG to close\n",
+				dev_name(&sport->sdev->device->dev),
+				sport->port, n);
+		msleep(100);
+	}
 }
 
 /**
@@ -2786,7 +3358,7 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 	for (i = 0; i < ARRAY_SIZE(ids) && ret; i++) {
 		mutex_lock(&ids[i]->mutex);
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
-			if (!stpg->tpg.enabled ||
+			if (!stpg->live ||
 			    !srpt_find_acl(&stpg->tpg, i_port_id, src, name))
 				continue;
 			ch->sess = target_setup_session(&stpg->tpg, 0, 0,
@@ -2795,6 +3367,8 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 			ret = PTR_ERR_OR_ZERO(ch->sess);
 			if (ret)
 				ch->sess = NULL;
+			else
+				WRITE_ONCE(ch->se_tpg, &stpg->tpg);
 			break;
 		}
 		mutex_unlock(&ids[i]->mutex);
@@ -2884,7 +3458,8 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 
 	mutex_lock(&sdev->sdev_mutex);
 	reason = srpt_check_login_req(req, t_port_id, srp_max_req_size,
-				      READ_ONCE(sport->enabled) && !sdev->removed);
+				      READ_ONCE(sport->enabled) && !sdev->removed &&
+				      !sdev->srq_switching);
 	if (reason)
 		goto unlock_reject;
 
@@ -2900,8 +3475,14 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	INIT_LIST_HEAD(&ch->list);
 	INIT_LIST_HEAD(&ch->free_list);
 	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_LIST_HEAD(&ch->sq_wait_list);
+	INIT_LIST_HEAD(&ch->post_failed_list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	INIT_WORK(&ch->iu_work, srpt_iu_work);
+	INIT_WORK(&ch->close_work, srpt_close_work);
+	init_completion(&ch->login_done);
 	ch->sport = sport;
+	ch->max_data_len = READ_ONCE(sport->port_attrib.srp_max_rdma_size);
 	ch->state = CH_CONNECTING;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 req->initiator_port_id);
@@ -2928,24 +3509,20 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		goto free_ch;
 	if (srpt_create_ch_ib(ch))
 		goto free_rings;
+	atomic_set(&ch->req_lim, ch->rq_size);
+	atomic_set(&ch->req_lim_delta, 0);
 
-	ret = srpt_setup_session(ch, req->initiator_port_id, src);
-	if (ret) {
-		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
-			ch->sess_name, dev_name(&sdev->device->dev), port_num);
-		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		goto destroy_ib;
-	}
-
+	/*
+	 * On the nexus before the session exists: whoever closes the session
+	 * (ACL removal, TPG disable) then finds a channel that its usual
+	 * release path tears down, once, after this login is done with it.
+	 */
 	mutex_lock(&sport->mutex);
-	if (!sport->enabled) {
-		mutex_unlock(&sport->mutex);
-		goto remove_session;
-	}
-	nexus = srpt_get_nexus(sport, req->initiator_port_id, t_port_id);
+	nexus = sport->enabled ? srpt_get_nexus(sport, req->initiator_port_id,
+						t_port_id) : NULL;
 	if (!nexus) {
 		mutex_unlock(&sport->mutex);
-		goto remove_session;
+		goto destroy_ib;
 	}
 	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
 		list_for_each_entry(other, &nexus->ch_list, list) {
@@ -2955,7 +3532,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			closed_others = true;
 		}
 	}
-	ch->nexus = nexus;
+	WRITE_ONCE(ch->nexus, nexus);
 	list_add_tail(&ch->list, &nexus->ch_list);
 	atomic_inc(&sport->refcount);
 	srpt_sdev_get(sdev);
@@ -2964,10 +3541,21 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	else
 		rdma_cm_id->context = ch;
 	mutex_unlock(&sport->mutex);
-	mutex_unlock(&sdev->sdev_mutex);
 
-	atomic_set(&ch->req_lim, ch->rq_size);
-	atomic_set(&ch->req_lim_delta, 0);
+	ret = srpt_setup_session(ch, req->initiator_port_id, src);
+	mutex_unlock(&sdev->sdev_mutex);
+	if (ret) {
+		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
+			ch->sess_name, dev_name(&sdev->device->dev), port_num);
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto reject_linked;
+	}
+	if (READ_ONCE(ch->state) != CH_CONNECTING) {
+		pr_info("ch %s: closed during its login\n", ch->sess_name);
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto reject_linked;
+	}
+
 	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, it_iu_len,
 			    ch->max_ti_iu_len,
 			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
@@ -3013,22 +3601,20 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	pr_info("ch %s: login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
 		ch->sess_name, ch->rq_size, it_iu_len, ch->imm_data_offset,
 		ch->use_srq ? "srq" : "rq");
+	complete(&ch->login_done);
 	goto out;
 
+reject_linked:
+	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 close:
 	/* The channel owns the CM ID now: tear down through the usual path. */
 	srpt_close_ch(ch);
+	complete(&ch->login_done);
 	ret = 0;
 	goto out;
 
-remove_session:
-	target_remove_session(ch->sess);
-	ch->sess = NULL;
 destroy_ib:
-	if (ch->using_rdma_cm) {
-		rdma_destroy_qp(rdma_cm_id);
-		ch->qp = NULL;
-	}
+	srpt_destroy_qp(ch);
 	srpt_destroy_ch_ib(ch);
 free_rings:
 	srpt_free_ch_rings(ch);
@@ -3051,8 +3637,8 @@ out:
  * srpt_cm_rtu_recv() - the connection of a channel is established.
  * @ch: channel.
  *
- * Moves an IB CM channel's QP to RTS, makes the channel live and replays
- * the IUs that arrived before.
+ * Moves an IB CM channel's QP to RTS, makes the channel live and has
+ * &srpt_rdma_ch.iu_work replay the IUs that arrived before.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -3082,7 +3668,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 	if (live) {
 		pr_info("ch %s: live\n", ch->sess_name);
-		srpt_process_wait_list(ch);
+		queue_work(srpt_wq, &ch->iu_work);
 	}
 }
 
@@ -3124,11 +3710,15 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	struct srpt_device *sdev;
 	int ret;
 
-	if (!rreq || event->param.conn.private_data_len < sizeof(*rreq) ||
-	    rreq->opcode != SRP_LOGIN_REQ) {
+	u8 len = event->param.conn.private_data_len;
+
+	if (!rreq || len < sizeof(*rreq) || rreq->opcode != SRP_LOGIN_REQ) {
 		pr_info_ratelimited("RDMA/CM login with %u bytes of private data rejected\n",
-				    event->param.conn.private_data_len);
-		srpt_send_login_rej(NULL, cm_id, rreq ? rreq->tag : 0,
+				    len);
+		/* Echo the tag only if the initiator sent one. */
+		srpt_send_login_rej(NULL, cm_id,
+				    rreq && len >= offsetofend(typeof(*rreq), tag) ?
+				    rreq->tag : 0,
 				    SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
 		return -EINVAL;
 	}
@@ -3386,9 +3976,26 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 	}
 	if (sdev->use_srq == use_srq)
 		goto out;
-
+	if (sdev->srq_switching) {
+		ret = -EBUSY;
+		goto out;
+	}
+	/*
+	 * Logins are refused while the channels drain. The drain happens
+	 * without sdev_mutex: a login blocked on it would stall the CM's
+	 * work queue, and with it the destruction of the closing channels'
+	 * CM IDs.
+	 */
+	sdev->srq_switching = true;
+	mutex_unlock(&sdev->sdev_mutex);
 	for (i = 0; i < sdev->port_cnt; i++)
 		srpt_release_sport(&sdev->port[i]);
+	mutex_lock(&sdev->sdev_mutex);
+	sdev->srq_switching = false;
+	if (sdev->removed) {
+		ret = -ENODEV;
+		goto out;
+	}
 
 	if (use_srq) {
 		ret = srpt_alloc_srq(sdev);
@@ -3441,6 +4048,35 @@ static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 }
 
 /**
+ * srpt_adopt_use_srq() - give a re-added device the receive side its
+ * adopted configuration asks for.
+ * @sdev: device.
+ * @want: the adopted port's use_srq.
+ *
+ * No drain is needed: a channel keeps the receive side it was created
+ * with, and the SRQ is freed only after all channels are gone. Every
+ * port's use_srq then shows what the device really does.
+ */
+static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
+{
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&sdev->sdev_mutex);
+	if (want && !sdev->use_srq) {
+		ret = srpt_alloc_srq(sdev);
+		if (ret)
+			pr_warn("%s: the adopted configuration asks for use_srq=1, but an SRQ of %d entries failed (%d): using per-channel receive rings\n",
+				dev_name(&sdev->device->dev), sdev->srq_size,
+				ret);
+		else
+			sdev->use_srq = true;
+	}
+	for (i = 0; i < sdev->port_cnt; i++)
+		sdev->port[i].port_attrib.use_srq = sdev->use_srq;
+}
+
+/**
  * srpt_adopt_port_id() - let a new port serve a removed port's name.
  * @sport: port of a device that is not removed.
  * @slot: &srpt_port.guid_id or &srpt_port.gid_id of @sport.
@@ -3474,13 +4110,14 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 	}
 	id->sport = sport;
 	list_for_each_entry(stpg, &id->tpg_list, entry)
-		enabled |= stpg->tpg.enabled;
+		enabled |= stpg->live;
 	mutex_unlock(&id->mutex);
 
 	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sport->sdev->sdev_mutex);
 	*slot = id;
 	sport->port_attrib = id->home->port_attrib;
+	srpt_adopt_use_srq(sport->sdev, sport->port_attrib.use_srq);
 	mutex_lock(&sport->mutex);
 	if (enabled)
 		sport->enabled = true;
@@ -4057,8 +4694,8 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 	struct srpt_port_id *port_id = stpg->sport_id;
 	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
 
-	if (tpg->enabled)
-		srpt_set_enabled(sport, false);
+	if (stpg->live)
+		srpt_tpg_stop(sport, stpg);
 	srpt_sdev_put(sport->sdev);
 
 	mutex_lock(&port_id->mutex);
@@ -4078,13 +4715,20 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
+	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
 	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
 	int ret = 0;
 
-	if (enable && READ_ONCE(sport->sdev->removed))
+	if (enable && READ_ONCE(sport->sdev->removed)) {
 		ret = -ENODEV;
-	else
-		srpt_set_enabled(sport, enable);
+	} else if (enable) {
+		mutex_lock(&stpg->sport_id->mutex);
+		stpg->live = true;
+		mutex_unlock(&stpg->sport_id->mutex);
+		srpt_set_enabled(sport, true);
+	} else {
+		srpt_tpg_stop(sport, stpg);
+	}
 	srpt_sdev_put(sport->sdev);
 	return ret;
 }

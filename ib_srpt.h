@@ -21,6 +21,7 @@
 #include <linux/wait.h>
 #include <linux/kref.h>
 #include <linux/workqueue.h>
+#include <linux/completion.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
@@ -168,7 +169,8 @@ enum {
 	SRPT_MIN_IT_IU_LEN	= 64,
 	SRP_MAX_REQ_SIZE_MIN	= 996,
 	SRP_MAX_REQ_SIZE_DEFAULT = 8276,
-	SRP_MAX_RSP_SIZE_MIN	= 36,
+	/* A task management response: SRP_RSP header plus 4 bytes of data. */
+	SRP_MAX_RSP_SIZE_MIN	= 40,
 	SRP_MAX_RSP_SIZE_DEFAULT = 256,
 	SRP_MAX_RSP_SIZE_MAX	= 8192,
 	SRPT_SRQ_SIZE_MIN	= 4,
@@ -181,9 +183,15 @@ enum {
 	SRPT_MAX_RDMA_SIZE_MIN	= PAGE_SIZE,
 	SRPT_MAX_RDMA_SIZE_DEFAULT = 1 << 24,
 	SRPT_MAX_RDMA_SIZE_MAX	= 1 << 30,
-	/* Credits kept back so a TMF or logout can always be received. */
-	SRPT_RSV_CREDITS	= 2,
 	SRPT_DEF_SG_PER_WQE	= 16,
+	/*
+	 * RDMA work requests beyond the page count of the largest transfer
+	 * that the send queue keeps room for: remote buffers split the data
+	 * and each starts a work request of its own.
+	 */
+	SRPT_RDMA_WR_SLACK	= 16,
+	/* Fixed-format sense data without additional bytes. */
+	SRPT_FIXED_SENSE_LEN	= 18,
 	SRPT_IMM_DATA_OFFSET_MIN = sizeof(struct srp_cmd) + sizeof(struct srp_imm_buf),
 };
 
@@ -273,6 +281,11 @@ struct srpt_rw_ctx {
  *            SRQ buffer serves channels with any immediate data offset):
  *            srpt_write_pending() copies @imm_sg into the buffer the
  *            target core allocated.
+ * @rsp_credits: credits the posted response hands back; taken back if the
+ *		 post fails.
+ * @sq_wait: on &srpt_rdma_ch.sq_wait_list while the transfer waits for
+ *	     send queue space, on &srpt_rdma_ch.post_failed_list after a
+ *	     failed post.
  * @sense_data: sense buffer handed to LIO.
  */
 struct srpt_send_ioctx {
@@ -294,6 +307,8 @@ struct srpt_send_ioctx {
 	u32			n_rbufs;
 	bool			imm_data;
 	bool			imm_copy;
+	s32			rsp_credits;
+	struct list_head	sq_wait;
 	u8			sense_data[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -340,14 +355,21 @@ enum rdma_ch_state {
  * @kref: lifetime; see the top of this file.
  * @rq_size: receive queue size (= credits granted over the channel's life).
  * @max_rsp_size: largest SRP_RSP the target sends.
- * @sq_wr_avail: send queue work requests not in use.
+ * @sq_wr_avail: send queue work requests for RDMA transfers not in use.
+ *		 Each send context also owns one response slot of the send
+ *		 queue, which needs no accounting (see srpt_create_ch_ib()).
+ * @sq_rdma_wrs: RDMA work requests the send queue holds in all; a transfer
+ *		 needing more can never be posted.
+ * @max_data_len: largest data transfer of one command (srp_max_rdma_size
+ *		  at login).
  * @sport: target port the login came in on.
  * @max_ti_iu_len: largest target-to-initiator IU.
  * @max_it_iu_len: largest initiator-to-target IU, from the login.
  * @req_lim: credits the initiator holds.
  * @req_lim_delta: credits returned with the next response.
  * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
- * @spinlock: protects @free_list, @state and @req_lim_delta.
+ * @spinlock: protects @free_list, @state, @cmd_wait_list,
+ *	      @processing_wait_list, @sq_wait_list and @post_failed_list.
  * @state: &enum rdma_ch_state.
  * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
  * @processing_wait_list: @cmd_wait_list is being replayed.
@@ -355,8 +377,19 @@ enum rdma_ch_state {
  * @free_list: unused send contexts.
  * @ioctx_ring: send contexts.
  * @ioctx_recv_ring: per-channel receive ring when no SRQ is used.
- * @cmd_wait_list: IUs received before the channel was live.
+ * @cmd_wait_list: IUs received before the channel was live, or while no
+ *		   send context was free; replayed in order by @iu_work.
+ * @sq_wait_list: commands whose RDMA transfer waits for send queue space.
+ * @post_failed_list: commands whose post failed; their work requests may
+ *		      still be in the send queue, so they are freed after the
+ *		      drain.
+ * @iu_work: replays @cmd_wait_list.
+ * @close_work: closes the channel from contexts that cannot (QP events).
+ * @login_done: the login callback is done with the channel; release waits
+ *		for it, so a channel closed during its login is freed once.
  * @sess: LIO session.
+ * @se_tpg: TPG of @sess; kept until the channel is freed, so that
+ *	    srpt_tpg_stop() can find the channels of a TPG.
  * @sess_name: initiator port ID in 0x + 32 hex form.
  * @release_work: tears the channel down off the CM callback.
  * @ib_cm: IB CM state.
@@ -394,7 +427,15 @@ struct srpt_rdma_ch {
 	struct srpt_send_ioctx	**ioctx_ring;
 	struct srpt_recv_ioctx	**ioctx_recv_ring;
 	struct list_head	cmd_wait_list;
+	struct list_head	sq_wait_list;
+	struct list_head	post_failed_list;
+	struct work_struct	iu_work;
+	struct work_struct	close_work;
+	struct completion	login_done;
+	u32			sq_rdma_wrs;
+	u32			max_data_len;
 	struct se_session	*sess;
+	struct se_portal_group	*se_tpg;
 	u8			sess_name[SRPT_NAME_LEN + 1];
 	struct work_struct	release_work;
 	u32			recv_len;
@@ -446,11 +487,14 @@ struct srpt_port_attrib {
  * @entry: on &srpt_port_id.tpg_list.
  * @sport_id: owner.
  * @tpg: LIO portal group.
+ * @live: enabled; new sessions may join it. Protected by the owner's
+ *	  &srpt_port_id.mutex.
  */
 struct srpt_tpg {
 	struct list_head	entry;
 	struct srpt_port_id	*sport_id;
 	struct se_portal_group	tpg;
+	bool			live;
 };
 
 /**
@@ -541,6 +585,8 @@ struct srpt_port {
  * @list: on srpt_dev_list, from srpt_add_one() until freed (a removed
  *        device stays there while configfs target ports pin it).
  * @removed: srpt_remove_one() ran; new logins are refused.
+ * @srq_switching: use_srq is changing and channels drain; logins are
+ *		   refused.
  * @port_cnt: number of entries in @port.
  * @port: per-port state.
  */
@@ -555,6 +601,7 @@ struct srpt_device {
 	struct mutex		sdev_mutex;	/* use_srq, SRQ, removal */
 	bool			use_srq;
 	bool			removed;
+	bool			srq_switching;
 	struct srpt_recv_ioctx	**ioctx_ring;
 	struct ib_event_handler	event_handler;
 	struct list_head	list;

@@ -50,6 +50,7 @@ static void srpt_test_name_slot(struct kunit *test, struct srpt_port_id *id,
 	strscpy(id->name, name, sizeof(id->name));
 	stpg->sport_id = id;
 	stpg->tpg.enabled = enabled;
+	stpg->live = enabled;
 	list_add_tail(&stpg->entry, &id->tpg_list);
 }
 

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Under load: send queue reservation (srpt_sq_reserve(),
+ * srpt_sq_pop_ready()), which IUs take a credit, credits of a response
+ * that could not be posted, the data length limit of a command and the
+ * smallest response size.
+ */
+
+#define SRPT_TEST_SQ_WRS	10
+
+struct srpt_load_fixture {
+	struct srpt_rdma_ch *ch;
+	struct srpt_send_ioctx *io[4];
+};
+
+static int srpt_load_init(struct kunit *test)
+{
+	struct srpt_load_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int i;
+
+	if (!f)
+		return -ENOMEM;
+	f->ch = kunit_kzalloc(test, sizeof(*f->ch), GFP_KERNEL);
+	if (!f->ch)
+		return -ENOMEM;
+	spin_lock_init(&f->ch->spinlock);
+	INIT_LIST_HEAD(&f->ch->sq_wait_list);
+	f->ch->sq_rdma_wrs = SRPT_TEST_SQ_WRS;
+	atomic_set(&f->ch->sq_wr_avail, SRPT_TEST_SQ_WRS);
+	f->ch->max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	for (i = 0; i < ARRAY_SIZE(f->io); i++) {
+		f->io[i] = kunit_kzalloc(test, sizeof(*f->io[i]), GFP_KERNEL);
+		if (!f->io[i])
+			return -ENOMEM;
+		f->io[i]->ch = f->ch;
+		INIT_LIST_HEAD(&f->io[i]->sq_wait);
+	}
+	test->priv = f;
+	return 0;
+}
+
+static enum srpt_sq_verdict srpt_test_reserve(struct srpt_load_fixture *f,
+					      int i, u32 n_rdma)
+{
+	f->io[i]->n_rdma = n_rdma;
+	return srpt_sq_reserve(f->ch, f->io[i]);
+}
+
+/* What fits is reserved; what never can is refused without waiting. */
+static void srpt_sq_reserve_fits(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 0, 4), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 6);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, SRPT_TEST_SQ_WRS + 1),
+			SRPT_SQ_TOO_BIG);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 6);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 6), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 0);
+}
+
+/*
+ * A transfer that does not fit waits, and so does a later small one that
+ * would fit (first come, first served); returned space starts them in
+ * order, each only when it fits.
+ */
+static void srpt_sq_reserve_waits_in_order(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, 6), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 7), SRPT_SQ_WAITING);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_WAITING);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 4);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch),
+			    (struct srpt_send_ioctx *)NULL);
+
+	/* The first transfer completes. */
+	atomic_add(6, &f->ch->sq_wr_avail);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 3);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[2]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 2);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch),
+			    (struct srpt_send_ioctx *)NULL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+}
+
+/* The whole budget can be used, and comes back complete. */
+static void srpt_sq_reserve_whole_queue(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
+			SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 1), SRPT_SQ_WAITING);
+	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq_wr_avail);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
+	atomic_add(1, &f->ch->sq_wr_avail);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), SRPT_TEST_SQ_WRS);
+}
+
+/* The send queue always has room for one largest transfer. */
+static void srpt_sq_rdma_wrs_for(struct kunit *test)
+{
+	struct ib_device_attr attrs = {
+		.max_send_sge = 32,
+		.max_sge_rd = 32,
+	};
+	u32 pages_16m = SZ_16M / PAGE_SIZE;
+
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M),
+			pages_16m / SRPT_DEF_SG_PER_WQE + SRPT_RDMA_WR_SLACK);
+	attrs.max_sge_rd = 1;
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M),
+			pages_16m + SRPT_RDMA_WR_SLACK);
+	attrs.max_sge_rd = 0;	/* not reported: the send SGE limit holds */
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, 1),
+			1U + SRPT_RDMA_WR_SLACK);
+}
+
+/* Only SRP_CMD and SRP_TSK_MGMT count against the request limit. */
+static void srpt_credit_takers(struct kunit *test)
+{
+	static const u8 takers[] = { SRP_CMD, SRP_TSK_MGMT };
+	static const u8 others[] = { SRP_CRED_RSP, SRP_AER_RSP, SRP_I_LOGOUT,
+				     SRP_RSP, SRP_LOGIN_REQ, 0x77, 0xff };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(takers); i++) {
+		KUNIT_EXPECT_TRUE(test, srpt_iu_takes_credit(&takers[i], 1));
+		/* Too short for its type: still a request, still a credit. */
+		KUNIT_EXPECT_TRUE(test, srpt_iu_takes_credit(&takers[i], 4));
+	}
+	for (i = 0; i < ARRAY_SIZE(others); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, srpt_iu_takes_credit(&others[i], 64),
+				       "opcode %#x", others[i]);
+	KUNIT_EXPECT_FALSE(test, srpt_iu_takes_credit(takers, 0));
+}
+
+/* A response whose post failed gives its credits back for the next one. */
+static void srpt_credit_undo_after_failed_post(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	s32 delta;
+
+	atomic_set(&f->ch->req_lim, 3);
+	atomic_set(&f->ch->req_lim_delta, 4);
+	delta = srpt_credit_delta(f->ch);
+	KUNIT_EXPECT_EQ(test, delta, 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 8);
+	srpt_credit_undo(f->ch, delta);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 5);
+	/* The next response carries them all: none lost, none doubled. */
+	KUNIT_EXPECT_EQ(test, srpt_credit_delta(f->ch), 6);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 9);
+}
+
+/* A WRITE(10) with one direct data-out descriptor of @len bytes. */
+static struct srp_cmd *srpt_test_write_cmd(struct kunit *test, u32 len)
+{
+	struct srp_cmd *cmd = srpt_test_cmd(test, SRPT_FMT(SRP_DATA_DESC_DIRECT, 0),
+					    1, 0, 0);
+
+	cmd->cdb[0] = 0x2a;	/* WRITE(10) */
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, len);
+	return cmd;
+}
+
+/* Data lengths beyond srp_max_rdma_size are refused before LIO allocates. */
+static void srpt_cmd_data_len_limit(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	u32 max = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	struct srpt_data_desc d;
+
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_1M),
+					     64, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.data_len, (u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, max),
+					     64, &d), 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, max + 1),
+					     64, &d), -E2BIG);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_512M),
+					     64, &d), -E2BIG);
+	/* The limit is the channel's, taken from the port at login. */
+	f->ch->max_data_len = SZ_64K;
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_1M),
+					     64, &d), -E2BIG);
+	/* A malformed IU stays malformed whatever its length. */
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, 512),
+					     63, &d), -EINVAL);
+}
+
+/* The smallest srp_max_rsp_size holds a task management response. */
+static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	u8 *buf = kunit_kmalloc(test, 64, GFP_KERNEL);
+	int len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf, SRPT_TEST_POISON, 64);
+	f->ch->max_rsp_size = SRP_MAX_RSP_SIZE_MIN;
+	f->io[0]->ioctx.buf = buf;
+	len = srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->io[0], 1);
+	KUNIT_EXPECT_LE(test, len, (int)f->ch->max_rsp_size);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(buf + SRP_MAX_RSP_SIZE_MIN,
+						 64 - SRP_MAX_RSP_SIZE_MIN,
+						 SRPT_TEST_POISON));
+}
+
+static struct kunit_case srpt_load_cases[] = {
+	KUNIT_CASE(srpt_sq_reserve_fits),
+	KUNIT_CASE(srpt_sq_reserve_waits_in_order),
+	KUNIT_CASE(srpt_sq_reserve_whole_queue),
+	KUNIT_CASE(srpt_sq_rdma_wrs_for),
+	KUNIT_CASE(srpt_credit_takers),
+	KUNIT_CASE(srpt_credit_undo_after_failed_post),
+	KUNIT_CASE(srpt_cmd_data_len_limit),
+	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
+	{}
+};
+
+static struct kunit_suite srpt_load_suite = {
+	.name = "ib_srpt_load",
+	.init = srpt_load_init,
+	.test_cases = srpt_load_cases,
+};
