@@ -9,6 +9,7 @@
 #   E2E_ONLY=login,acl-refused,...  run only these scenarios (name or number)
 #   BREAK=acl      fail on purpose: the login scenario runs without its ACL
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
+#   KO=path       use this ib_srpt.ko (MODULE=ours) instead of building one
 # Results: $CACHE/results/e2e-<kver>-<module>-<time>/ (per scenario: log,
 # dmesg.txt, and dmesg-full.txt when it failed). Ends with "N passed, N failed".
 set -uo pipefail
@@ -37,7 +38,12 @@ done
 echo "e2e: KVER=$KVER MODULE=$MODULE ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
 
 # Our module must be built first; a build failure fails every scenario.
-if [ "$MODULE" = ours ]; then
+ko=
+if [ "$MODULE" = ours ] && [ -n "${KO:-}" ]; then
+	# A module built elsewhere (e.g. another checkout): used as it is.
+	ko=$KO
+	[ -r "$ko" ] || { echo "e2e: no module at KO=$ko"; echo "0 passed, 1 failed"; exit 1; }
+elif [ "$MODULE" = ours ]; then
 	ko=$CACHE/build-$KVER/ib_srpt.ko
 	echo "e2e: building our module for $KVER"
 	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
@@ -60,7 +66,7 @@ for n in "${scenarios[@]}"; do
 done
 
 start=$(date +%s)
-"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet \
+"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet ${ko:+--ko "$ko"} \
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
 	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}"
