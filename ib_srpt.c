@@ -143,12 +143,12 @@ struct srpt_data_desc {
 	u32				imm_off;
 };
 
+/* In the form rtslib expects in the ACL's info (TARG_CONN_STATE_...). */
 static const char * const srpt_ch_state_names[] = {
-	[CH_CONNECTING]		= "connecting",
-	[CH_LIVE]		= "live",
-	[CH_DISCONNECTING]	= "disconnecting",
-	[CH_DRAINING]		= "draining",
-	[CH_DISCONNECTED]	= "disconnected",
+	[CH_CONNECTING]		= "CONNECTING",
+	[CH_LIVE]		= "LIVE",
+	[CH_DRAINING]		= "DRAINING",
+	[CH_DISCONNECTED]	= "DISCONNECTED",
 };
 
 /**
@@ -161,7 +161,7 @@ static const char *srpt_ch_state_name(enum rdma_ch_state s)
 {
 	if ((unsigned int)s < ARRAY_SIZE(srpt_ch_state_names))
 		return srpt_ch_state_names[s];
-	return "?";
+	return "UNKNOWN";
 }
 
 /**
@@ -297,7 +297,7 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
  * the channel: the initiator may be gone and no CM event would ever come.
  * Called in atomic context.
  */
-void srpt_qp_event(struct ib_event *event, void *ptr)
+static void srpt_qp_event(struct ib_event *event, void *ptr)
 {
 	struct srpt_rdma_ch *ch = ptr;
 
@@ -337,8 +337,19 @@ void srpt_qp_event(struct ib_event *event, void *ptr)
 
 /* ClassPortInfo RespTimeValue: 4.096 us * 2^20, about 4.3 seconds. */
 #define SRPT_DM_RESP_TIME_VALUE		20
-/* Outstanding RDMA READs per channel advertised in the IOC profile. */
+/*
+ * Outstanding RDMA READs per channel: advertised in the IOC profile, and
+ * the most a login gets in either direction.
+ */
 #define SRPT_DM_RDMA_READ_DEPTH		4
+/*
+ * RNR retry count 7 means "retry for ever" (IBTA): an initiator that is
+ * briefly out of receive buffers slows the target down, never kills the
+ * connection.
+ */
+#define SRPT_RNR_RETRY_FOREVER		7
+/* Pending RDMA/CM connection requests: a multipath boot logs in at once. */
+#define SRPT_RDMA_CM_BACKLOG		256
 /* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
 #define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
 
@@ -1139,7 +1150,7 @@ static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  *
  * Return: 0 or the ib_modify_qp() error.
  */
-int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
+static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
@@ -3501,9 +3512,10 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
 				    SRPT_RQ_SIZE;
 	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
-	/* Let immediate data start on a 512-byte boundary for the backend. */
+	/* Let immediate data start on a sector boundary for the backend. */
 	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
-			  (512 - ch->imm_data_offset % 512) % 512 : 0;
+			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
+			  SECTOR_SIZE : 0;
 
 	if (srpt_alloc_ch_rings(ch))
 		goto free_ch;
@@ -3561,7 +3573,8 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
 			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
 
-	depth = min_t(int, min_t(int, rd_depth, 4), attrs->max_qp_init_rd_atom);
+	depth = min_t(int, min_t(int, rd_depth, SRPT_DM_RDMA_READ_DEPTH),
+		      attrs->max_qp_init_rd_atom);
 	if (!depth) {
 		/* Without RDMA READs no data-out buffer could be fetched. */
 		pr_info("ch %s: initiator allows no RDMA READ, using 1\n",
@@ -3577,19 +3590,21 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		rep->ib_cm.qp_num = ch->qp->qp_num;
 		rep->ib_cm.private_data = rsp;
 		rep->ib_cm.private_data_len = sizeof(*rsp);
-		rep->ib_cm.rnr_retry_count = 7;
+		rep->ib_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
 		rep->ib_cm.flow_control = 1;
 		rep->ib_cm.failover_accepted = 0;
 		rep->ib_cm.srq = ch->use_srq;
-		rep->ib_cm.responder_resources = min(4, attrs->max_qp_rd_atom);
+		rep->ib_cm.responder_resources = min(SRPT_DM_RDMA_READ_DEPTH,
+						     attrs->max_qp_rd_atom);
 		rep->ib_cm.initiator_depth = depth;
 		ret = ib_send_cm_rep(ib_cm_id, &rep->ib_cm);
 	} else {
 		rep->rdma_cm.private_data = rsp;
 		rep->rdma_cm.private_data_len = sizeof(*rsp);
-		rep->rdma_cm.rnr_retry_count = 7;
+		rep->rdma_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
 		rep->rdma_cm.flow_control = 1;
-		rep->rdma_cm.responder_resources = min(4, attrs->max_qp_rd_atom);
+		rep->rdma_cm.responder_resources = min(SRPT_DM_RDMA_READ_DEPTH,
+						       attrs->max_qp_rd_atom);
 		rep->rdma_cm.initiator_depth = depth;
 		ret = rdma_accept(rdma_cm_id, &rep->rdma_cm);
 	}
@@ -3828,7 +3843,7 @@ static int srpt_rdma_cm_listen(u16 port)
 		}
 		ret = rdma_bind_addr(id, addrs[i]);
 		if (!ret)
-			ret = rdma_listen(id, 256);
+			ret = rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
 		if (!ret) {
 			srpt_rdma_cm_id = id;
 			srpt_rdma_cm_port = port;
@@ -5099,13 +5114,6 @@ static struct configfs_attribute *srpt_da_attrs[] = {
  */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {
-	static const char * const ch_state_name[] = {
-		[CH_CONNECTING]		= "CONNECTING",
-		[CH_LIVE]		= "LIVE",
-		[CH_DISCONNECTING]	= "DISCONNECTING",
-		[CH_DRAINING]		= "DRAINING",
-		[CH_DISCONNECTED]	= "DISCONNECTED",
-	};
 	struct se_node_acl *se_nacl = acl_to_nacl(item);
 	struct srpt_rdma_ch *ch, *first = NULL;
 	bool live = false, connecting = false;
@@ -5156,8 +5164,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 		state = READ_ONCE(ch->state);
 		len += sysfs_emit_at(page, len,
 				     "CID: %u  Connection State: TARG_CONN_STATE_%s\n",
-				     cid++, state < ARRAY_SIZE(ch_state_name) ?
-				     ch_state_name[state] : "UNKNOWN");
+				     cid++, srpt_ch_state_name(state));
 		len += sysfs_emit_at(page, len, "   Address %s %s\n",
 				     ch->sess_name,
 				     ch->using_rdma_cm ? "RDMA_CM" : "IB_CM");

@@ -8,8 +8,15 @@
  *    reference, every configfs target port (wwn) holds one, every channel
  *    holds one. It is freed when the last one goes, so a configfs directory
  *    may outlive its HCA (rdma link delete) without a use-after-free.
- *  - struct srpt_rdma_ch is refcounted (kref); the CM ID, the LIO session
- *    and in-flight commands each hold a reference.
+ *  - struct srpt_rdma_ch is refcounted (kref). The initial reference
+ *    belongs to the channel itself and is dropped at the end of its
+ *    release work, which runs once, after the login callback is done with
+ *    the channel (&srpt_rdma_ch.login_done), after the QP drained and
+ *    after the LIO session and all its commands are gone. Work that may
+ *    run later (&srpt_rdma_ch.close_work) and srpt_close_ch() hold a
+ *    reference of their own. Freed with kfree_rcu().
+ *  - Channel lists (&srpt_nexus.ch_list, &srpt_port.nexus_list) are
+ *    read and changed under &srpt_port.mutex only.
  */
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
@@ -330,17 +337,17 @@ struct srpt_ch_stats {
 };
 
 /**
- * enum rdma_ch_state - channel state. Transitions only go forward.
- * @CH_CONNECTING: QP created, login response sent, waiting for RTU.
+ * enum rdma_ch_state - channel state. Transitions only go forward
+ * (srpt_set_ch_state()); every state is entered.
+ * @CH_CONNECTING: QP created, login being answered, waiting for RTU.
  * @CH_LIVE: accepting commands.
- * @CH_DISCONNECTING: DREQ sent or received; no new commands.
- * @CH_DRAINING: QP in error, waiting for the zero-length write to flush.
- * @CH_DISCONNECTED: drained; resources may be released.
+ * @CH_DRAINING: closing: disconnect sent, QP in error, waiting for the
+ *		 zero-length write to flush (srpt_close_ch()).
+ * @CH_DISCONNECTED: drained; the release work frees it.
  */
 enum rdma_ch_state {
 	CH_CONNECTING,
 	CH_LIVE,
-	CH_DISCONNECTING,
 	CH_DRAINING,
 	CH_DISCONNECTED,
 };
@@ -456,7 +463,7 @@ struct srpt_rdma_ch {
  * one target port.
  * @rcu: for kfree_rcu.
  * @entry: on &srpt_port.nexus_list.
- * @ch_list: channels; RCU for readers, &srpt_port.mutex for writers.
+ * @ch_list: channels; under &srpt_port.mutex.
  * @i_port_id: initiator port identifier.
  * @t_port_id: target port identifier.
  */
@@ -608,8 +615,5 @@ struct srpt_device {
 	u32			port_cnt;
 	struct srpt_port	port[];
 };
-
-void srpt_qp_event(struct ib_event *event, void *ptr);
-int srpt_ch_qp_err(struct srpt_rdma_ch *ch);
 
 #endif /* IB_SRPT_H */

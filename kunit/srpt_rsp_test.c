@@ -418,7 +418,7 @@ static void srpt_test_hold_recv(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, recv);
 	sport->sdev = sdev;
 	f->ch->sport = sport;
-	f->ch->state = CH_DISCONNECTING;
+	f->ch->state = CH_DRAINING;
 	INIT_LIST_HEAD(&f->ch->free_list);
 	f->ioctx->recv_ioctx = recv;
 }

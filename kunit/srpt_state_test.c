@@ -118,8 +118,6 @@ static void srpt_ch_state_forward(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_LIVE));
 	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
 	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
 	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
 	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTED));
@@ -140,12 +138,12 @@ static void srpt_ch_state_skip_ahead(struct kunit *test)
 
 static void srpt_ch_state_never_backwards(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DISCONNECTING);
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DRAINING);
 
 	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
 	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_CONNECTING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
 }
 
 /* Repeating the current state is not a change (a second DREQ, say). */
@@ -155,9 +153,9 @@ static void srpt_ch_state_same_is_no_change(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
 	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
-	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_DISCONNECTING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
 }
 
 static void srpt_ch_state_disconnected_is_final(struct kunit *test)

@@ -73,6 +73,10 @@ rc=$?
 [ -s "$log" ] && rc=1
 result "kernel-doc -none -Wall" $rc "$log"
 
+log=$LOG/man.log
+MAN_OUT=$LOG/man "$SRC/scripts/man.sh" >"$log" 2>&1
+result "man pages (kernel-doc -man, every API name)" $? "$log"
+
 log=$LOG/checkpatch.log
 # The compat header is where version checks belong; nowhere else.
 cp_run() { perl "$TOOLS/scripts/checkpatch.pl" --strict --no-tree --show-types "$@"; }

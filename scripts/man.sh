@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Generate one kernel-doc man page per documented function of ib_srpt.c into
-# Documentation/man/ and check that every name of the driver's API has one.
+# Documentation/man/ (or $MAN_OUT) and check that every name of the driver's
+# API has one. The pages are generated, never committed (.gitignore); make
+# lint runs this into a scratch directory as one of its checks.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 "$SRC/scripts/deps.sh" build >/dev/null
 kdoc=$(ls /usr/lib/linux-kbuild-6.12*/scripts/kernel-doc /usr/lib/linux-kbuild-*/scripts/kernel-doc 2>/dev/null | head -n 1)
-out=$SRC/Documentation/man
+out=${MAN_OUT:-$SRC/Documentation/man}
 rm -rf "$out"
 mkdir -p "$out"
 names=$(sed -n 's/^ \* \(srpt_[a-z0-9_]*\)() - .*/\1/p; s/^ \* \(srp_[a-z0-9_]*\)() - .*/\1/p' "$SRC/ib_srpt.c")
@@ -37,5 +39,5 @@ for f in $api; do
 		missing=$((missing + 1))
 	fi
 done
-echo "man: $n pages in Documentation/man/, $((m - missing)) of $m API names covered"
+echo "man: $n pages in $out, $((m - missing)) of $m API names covered"
 [ "$missing" = 0 ]
