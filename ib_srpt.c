@@ -986,7 +986,9 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
  * @d: parsed result.
  *
  * Every length and count is checked against @iu_len with 64-bit arithmetic
- * so that no initiator-supplied value can make a bound wrap. Descriptor
+ * so that no initiator-supplied value can make a bound wrap. One function
+ * of ~90 lines on purpose: the bounds depend on each other in order, and
+ * a reviewer should see every one of them on one screen. Descriptor
  * tables that live in initiator memory are not supported.
  *
  * Return: 0, or -EINVAL for a malformed or unsupported IU.
@@ -2805,6 +2807,77 @@ static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 }
 
 /**
+ * srpt_create_cq_qp() - create the CQ and QP of a channel for given sizes.
+ * @ch: channel.
+ * @rsp_wrs: send queue slots for responses and the drain write.
+ * @sq_size: RDMA contexts.
+ *
+ * Return: 0, or a negative errno with neither created.
+ */
+static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_device *sdev = sport->sdev;
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	struct ib_qp_init_attr qp_init = {};
+	int ret;
+
+	/*
+	 * Receives, responses, and RDMA work requests with up to two more
+	 * for memory registration each: flushed ones all complete.
+	 */
+	ch->cq = ib_alloc_cq_any(sdev->device, ch,
+				 ch->rq_size + rsp_wrs + 3 * sq_size,
+				 IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		ch->cq = NULL;
+		return ret;
+	}
+
+	qp_init.qp_context = ch;
+	qp_init.event_handler = srpt_qp_event;
+	qp_init.send_cq = ch->cq;
+	qp_init.recv_cq = ch->cq;
+	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_init.qp_type = IB_QPT_RC;
+	/* The RDMA core adds the RDMA contexts' work requests. */
+	qp_init.cap.max_send_wr = rsp_wrs;
+	qp_init.cap.max_rdma_ctxs = sq_size;
+	qp_init.cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
+	qp_init.port_num = sport->port;
+	if (ch->use_srq) {
+		qp_init.srq = sdev->srq;
+	} else {
+		qp_init.cap.max_recv_wr = ch->rq_size;
+		qp_init.cap.max_recv_sge = 1;
+	}
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_create_qp(ch->rdma_cm.cm_id, sdev->pd, &qp_init);
+		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
+	} else {
+		ch->qp = ib_create_qp(sdev->pd, &qp_init);
+		ret = PTR_ERR_OR_ZERO(ch->qp);
+		if (ret)
+			ch->qp = NULL;
+	}
+	if (!ret && qp_init.cap.max_send_wr <= rsp_wrs) {
+		/* The device capped the send queue below what responses need. */
+		srpt_destroy_qp(ch);
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		ib_free_cq(ch->cq);
+		ch->cq = NULL;
+		return ret;
+	}
+	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
+	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
+	return 0;
+}
+
+/**
  * srpt_create_ch_ib() - create the completion queue and queue pair of a
  * channel and post its receive buffers.
  * @ch: channel with rq_size and max_data_len set.
@@ -2819,77 +2892,23 @@ static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
  */
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
-	struct srpt_port *sport = ch->sport;
-	struct srpt_device *sdev = sport->sdev;
-	const struct ib_device_attr *attrs = &sdev->device->attrs;
-	u32 sq_size = READ_ONCE(sport->port_attrib.srp_sq_size);
+	struct srpt_device *sdev = ch->sport->sdev;
+	u32 sq_size = READ_ONCE(ch->sport->port_attrib.srp_sq_size);
 	u32 rsp_wrs = ch->rq_size + 1;
-	struct ib_qp_init_attr *qp_init;
-	u32 cqe;
 	int i, ret;
 
-	sq_size = max(sq_size, srpt_rdma_wrs_for(attrs, ch->max_data_len));
-	qp_init = kzalloc(sizeof(*qp_init), GFP_KERNEL);
-	if (!qp_init)
-		return -ENOMEM;
-
-retry:
-	/*
-	 * Receives, responses, and RDMA work requests with up to two more
-	 * for memory registration each: flushed ones all complete.
-	 */
-	cqe = ch->rq_size + rsp_wrs + 3 * sq_size;
-	ch->cq = ib_alloc_cq_any(sdev->device, ch, cqe, IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq)) {
-		ret = PTR_ERR(ch->cq);
-		ch->cq = NULL;
-		goto smaller;
+	sq_size = max(sq_size, srpt_rdma_wrs_for(&sdev->device->attrs,
+						 ch->max_data_len));
+	while ((ret = srpt_create_cq_qp(ch, rsp_wrs, sq_size))) {
+		if (sq_size <= SRPT_SQ_SIZE_MIN) {
+			pr_err("ch %s: no CQ and QP for %u responses and %u RDMA contexts: %d\n",
+			       ch->sess_name, rsp_wrs, sq_size, ret);
+			return ret;
+		}
+		sq_size = max_t(u32, sq_size / 2, SRPT_SQ_SIZE_MIN);
 	}
-
-	memset(qp_init, 0, sizeof(*qp_init));
-	qp_init->qp_context = ch;
-	qp_init->event_handler = srpt_qp_event;
-	qp_init->send_cq = ch->cq;
-	qp_init->recv_cq = ch->cq;
-	qp_init->sq_sig_type = IB_SIGNAL_REQ_WR;
-	qp_init->qp_type = IB_QPT_RC;
-	/* The RDMA/CM core adds the RDMA contexts' work requests. */
-	qp_init->cap.max_send_wr = rsp_wrs;
-	qp_init->cap.max_rdma_ctxs = sq_size;
-	qp_init->cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
-	qp_init->port_num = sport->port;
-	if (ch->use_srq) {
-		qp_init->srq = sdev->srq;
-	} else {
-		qp_init->cap.max_recv_wr = ch->rq_size;
-		qp_init->cap.max_recv_sge = 1;
-	}
-
-	if (ch->using_rdma_cm) {
-		ret = rdma_create_qp(ch->rdma_cm.cm_id, sdev->pd, qp_init);
-		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
-	} else {
-		ch->qp = ib_create_qp(sdev->pd, qp_init);
-		ret = PTR_ERR_OR_ZERO(ch->qp);
-		if (ret)
-			ch->qp = NULL;
-	}
-	if (!ret && qp_init->cap.max_send_wr <= rsp_wrs) {
-		/* The device capped the send queue below what responses need. */
-		srpt_destroy_qp(ch);
-		ret = -ENOMEM;
-	}
-	if (ret) {
-		ib_free_cq(ch->cq);
-		ch->cq = NULL;
-		goto smaller;
-	}
-
-	ch->sq_rdma_wrs = qp_init->cap.max_send_wr - rsp_wrs;
-	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
-	pr_debug("ch %s: cq %d entries, sq %u wr (%u for RDMA), rq %d\n",
-		 ch->sess_name, ch->cq->cqe, qp_init->cap.max_send_wr,
-		 ch->sq_rdma_wrs, ch->rq_size);
+	pr_debug("ch %s: cq %d entries, %u RDMA work requests, rq %d\n",
+		 ch->sess_name, ch->cq->cqe, ch->sq_rdma_wrs, ch->rq_size);
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_init_ch_qp(ch, ch->qp);
@@ -2903,25 +2922,13 @@ retry:
 				goto err_destroy_qp;
 		}
 	}
-	ret = 0;
-	goto out;
-
-smaller:
-	if (sq_size > SRPT_SQ_SIZE_MIN) {
-		sq_size = max_t(u32, sq_size / 2, SRPT_SQ_SIZE_MIN);
-		goto retry;
-	}
-	pr_err("ch %s: no CQ of %u entries and QP of %u+%u work requests: %d\n",
-	       ch->sess_name, cqe, rsp_wrs, sq_size, ret);
-	goto out;
+	return 0;
 
 err_destroy_qp:
 	pr_err("ch %s: QP setup failed: %d\n", ch->sess_name, ret);
 	srpt_destroy_qp(ch);
 	ib_free_cq(ch->cq);
 	ch->cq = NULL;
-out:
-	kfree(qp_init);
 	return ret;
 }
 
@@ -3414,73 +3421,29 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 }
 
 /**
- * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
- * @sdev: device the request arrived on.
+ * srpt_alloc_ch() - allocate a channel for a login, with its rings, CQ
+ * and QP.
+ * @sport: port the login came in on.
+ * @req: login request, already checked.
  * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
  * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
- * @port_num: port number, 1-based.
- * @req: login request.
- * @src: initiator address of an RDMA/CM login, or NULL.
- * @rd_depth: RDMA READs the initiator lets us have outstanding. The CM
- *	      reports a request from the receiver's side: the initiator's
- *	      responder resources arrive as our initiator depth.
  *
- * Holds sdev_mutex from the removal and use_srq checks until the channel is
- * on its nexus list, so device removal and a use_srq switch either see the
- * channel or make the login fail.
- *
- * Return: 0 if the channel now owns the CM ID; a negative errno after a
- * reject, in which case the CM destroys the ID.
+ * Context: sdev_mutex held (use_srq cannot change under the channel).
+ * Return: the channel, not yet visible to anyone, or NULL.
  */
-static int srpt_cm_req_recv(struct srpt_device *const sdev,
-			    struct ib_cm_id *ib_cm_id,
-			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
-			    const struct srp_login_req *req,
-			    const struct sockaddr *src, u8 rd_depth)
+static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
+					  const struct srp_login_req *req,
+					  struct ib_cm_id *ib_cm_id,
+					  struct rdma_cm_id *rdma_cm_id)
 {
-	const struct ib_device_attr *attrs = &sdev->device->attrs;
-	struct srpt_port *sport;
-	struct srpt_rdma_ch *ch = NULL;
-	struct srpt_nexus *nexus;
-	struct srp_login_rsp *rsp = NULL;
-	union {
-		struct rdma_conn_param rdma_cm;
-		struct ib_cm_rep_param ib_cm;
-	} *rep = NULL;
-	bool closed_others = false;
-	struct srpt_rdma_ch *other;
-	u8 t_port_id[16];
-	u32 it_iu_len, reason;
-	u8 depth;
-	int ret;
+	struct srpt_device *sdev = sport->sdev;
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	struct srpt_rdma_ch *ch;
 
-	put_unaligned_be64(srpt_service_guid, t_port_id);
-	put_unaligned_be64(srpt_service_guid, t_port_id + 8);
-	it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	pr_info("login request from 0x%16phN on %s port %u (%s CM): it_iu_len %u, flags %#x\n",
-		req->initiator_port_id, dev_name(&sdev->device->dev), port_num,
-		ib_cm_id ? "IB" : "RDMA", it_iu_len, req->req_flags);
-
-	if (port_num < 1 || port_num > sdev->port_cnt) {
-		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		goto reject;
-	}
-	sport = &sdev->port[port_num - 1];
-
-	mutex_lock(&sdev->sdev_mutex);
-	reason = srpt_check_login_req(req, t_port_id, srp_max_req_size,
-				      READ_ONCE(sport->enabled) && !sdev->removed &&
-				      !sdev->srq_switching);
-	if (reason)
-		goto unlock_reject;
-
-	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
-	rep = kzalloc(sizeof(*rep), GFP_KERNEL);
+	lockdep_assert_held(&sdev->sdev_mutex);
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
-	if (!rsp || !rep || !ch)
-		goto unlock_reject;
-
+	if (!ch)
+		return NULL;
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->spinlock);
 	INIT_LIST_HEAD(&ch->list);
@@ -3493,7 +3456,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	INIT_WORK(&ch->close_work, srpt_close_work);
 	init_completion(&ch->login_done);
 	ch->sport = sport;
-	ch->max_data_len = READ_ONCE(sport->port_attrib.srp_max_rdma_size);
 	ch->state = CH_CONNECTING;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 req->initiator_port_id);
@@ -3503,6 +3465,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		ch->using_rdma_cm = true;
 		ch->rdma_cm.cm_id = rdma_cm_id;
 	}
+	ch->max_data_len = READ_ONCE(sport->port_attrib.srp_max_rdma_size);
 	ch->max_it_iu_len = it_iu_len;
 	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
 	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->port_attrib.srp_max_rsp_size),
@@ -3516,59 +3479,114 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
 			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
 			  SECTOR_SIZE : 0;
+	atomic_set(&ch->req_lim, ch->rq_size);
+	atomic_set(&ch->req_lim_delta, 0);
 
 	if (srpt_alloc_ch_rings(ch))
 		goto free_ch;
 	if (srpt_create_ch_ib(ch))
 		goto free_rings;
-	atomic_set(&ch->req_lim, ch->rq_size);
-	atomic_set(&ch->req_lim_delta, 0);
+	return ch;
 
-	/*
-	 * On the nexus before the session exists: whoever closes the session
-	 * (ACL removal, TPG disable) then finds a channel that its usual
-	 * release path tears down, once, after this login is done with it.
-	 */
+free_rings:
+	srpt_free_ch_rings(ch);
+free_ch:
+	kfree(ch);
+	return NULL;
+}
+
+/**
+ * srpt_free_unlinked_ch() - free a channel srpt_link_ch() did not take.
+ * @ch: channel from srpt_alloc_ch().
+ */
+static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
+{
+	srpt_destroy_qp(ch);
+	srpt_destroy_ch_ib(ch);
+	srpt_free_ch_rings(ch);
+	kfree(ch);
+}
+
+/**
+ * srpt_link_ch() - put a new channel on its I_T nexus.
+ * @ch: channel from srpt_alloc_ch().
+ * @req: its login request.
+ * @t_port_id: target port ID.
+ * @closed_others: set if a single-channel login closed other channels.
+ *
+ * From here the channel owns its CM ID and is released through
+ * srpt_close_ch() like any other. It is on the nexus before its session
+ * exists: whoever closes the session (ACL removal, TPG disable) finds a
+ * channel that its release tears down once, after the login is done.
+ *
+ * Return: 0, or -ENODEV when the port stopped accepting logins (then the
+ * channel is still the caller's).
+ */
+static int srpt_link_ch(struct srpt_rdma_ch *ch,
+			const struct srp_login_req *req,
+			const u8 t_port_id[16], bool *closed_others)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_rdma_ch *other;
+	struct srpt_nexus *nexus;
+
 	mutex_lock(&sport->mutex);
 	nexus = sport->enabled ? srpt_get_nexus(sport, req->initiator_port_id,
 						t_port_id) : NULL;
 	if (!nexus) {
 		mutex_unlock(&sport->mutex);
-		goto destroy_ib;
+		return -ENODEV;
 	}
+	*closed_others = false;
 	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
 		list_for_each_entry(other, &nexus->ch_list, list) {
 			pr_info("ch %s: closed by a single-channel login\n",
 				other->sess_name);
 			srpt_close_ch(other);
-			closed_others = true;
+			*closed_others = true;
 		}
 	}
 	WRITE_ONCE(ch->nexus, nexus);
 	list_add_tail(&ch->list, &nexus->ch_list);
 	atomic_inc(&sport->refcount);
-	srpt_sdev_get(sdev);
-	if (ib_cm_id)
-		ib_cm_id->context = ch;
+	srpt_sdev_get(sport->sdev);
+	if (ch->using_rdma_cm)
+		ch->rdma_cm.cm_id->context = ch;
 	else
-		rdma_cm_id->context = ch;
+		ch->ib_cm.cm_id->context = ch;
 	mutex_unlock(&sport->mutex);
+	return 0;
+}
 
-	ret = srpt_setup_session(ch, req->initiator_port_id, src);
-	mutex_unlock(&sdev->sdev_mutex);
-	if (ret) {
-		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
-			ch->sess_name, dev_name(&sdev->device->dev), port_num);
-		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		goto reject_linked;
-	}
-	if (READ_ONCE(ch->state) != CH_CONNECTING) {
-		pr_info("ch %s: closed during its login\n", ch->sess_name);
-		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		goto reject_linked;
-	}
+/**
+ * srpt_accept_ch() - answer a login with SRP_LOGIN_RSP.
+ * @ch: linked channel with its session.
+ * @req: login request.
+ * @rd_depth: RDMA READs the initiator lets us have outstanding. The CM
+ *	      reports a request from the receiver's side: the initiator's
+ *	      responder resources arrive as our initiator depth.
+ * @closed_others: a single-channel login closed other channels.
+ *
+ * Return: 0 or the CM's error.
+ */
+static int srpt_accept_ch(struct srpt_rdma_ch *ch,
+			  const struct srp_login_req *req, u8 rd_depth,
+			  bool closed_others)
+{
+	const struct ib_device_attr *attrs = &ch->sport->sdev->device->attrs;
+	struct srp_login_rsp *rsp;
+	union {
+		struct rdma_conn_param rdma_cm;
+		struct ib_cm_rep_param ib_cm;
+	} *rep;
+	u8 depth, resources;
+	int ret = -ENOMEM;
 
-	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, it_iu_len,
+	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
+	rep = kzalloc(sizeof(*rep), GFP_KERNEL);
+	if (!rsp || !rep)
+		goto out;
+	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, ch->max_it_iu_len,
 			    ch->max_ti_iu_len,
 			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
 			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
@@ -3581,43 +3599,121 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			ch->sess_name);
 		depth = 1;
 	}
-	if (ib_cm_id) {
-		ret = srpt_ch_qp_rtr(ch, ch->qp);
-		if (ret) {
-			pr_err("ch %s: QP to RTR failed: %d\n", ch->sess_name, ret);
-			goto close;
-		}
-		rep->ib_cm.qp_num = ch->qp->qp_num;
-		rep->ib_cm.private_data = rsp;
-		rep->ib_cm.private_data_len = sizeof(*rsp);
-		rep->ib_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
-		rep->ib_cm.flow_control = 1;
-		rep->ib_cm.failover_accepted = 0;
-		rep->ib_cm.srq = ch->use_srq;
-		rep->ib_cm.responder_resources = min(SRPT_DM_RDMA_READ_DEPTH,
-						     attrs->max_qp_rd_atom);
-		rep->ib_cm.initiator_depth = depth;
-		ret = ib_send_cm_rep(ib_cm_id, &rep->ib_cm);
-	} else {
+	resources = min(SRPT_DM_RDMA_READ_DEPTH, attrs->max_qp_rd_atom);
+
+	if (ch->using_rdma_cm) {
 		rep->rdma_cm.private_data = rsp;
 		rep->rdma_cm.private_data_len = sizeof(*rsp);
 		rep->rdma_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
 		rep->rdma_cm.flow_control = 1;
-		rep->rdma_cm.responder_resources = min(SRPT_DM_RDMA_READ_DEPTH,
-						       attrs->max_qp_rd_atom);
+		rep->rdma_cm.responder_resources = resources;
 		rep->rdma_cm.initiator_depth = depth;
-		ret = rdma_accept(rdma_cm_id, &rep->rdma_cm);
+		ret = rdma_accept(ch->rdma_cm.cm_id, &rep->rdma_cm);
+		goto out;
 	}
+	ret = srpt_ch_qp_rtr(ch, ch->qp);
+	if (ret) {
+		pr_err("ch %s: QP to RTR failed: %d\n", ch->sess_name, ret);
+		goto out;
+	}
+	rep->ib_cm.qp_num = ch->qp->qp_num;
+	rep->ib_cm.private_data = rsp;
+	rep->ib_cm.private_data_len = sizeof(*rsp);
+	rep->ib_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
+	rep->ib_cm.flow_control = 1;
+	rep->ib_cm.failover_accepted = 0;
+	rep->ib_cm.srq = ch->use_srq;
+	rep->ib_cm.responder_resources = resources;
+	rep->ib_cm.initiator_depth = depth;
+	ret = ib_send_cm_rep(ch->ib_cm.cm_id, &rep->ib_cm);
+out:
+	kfree(rep);
+	kfree(rsp);
+	return ret;
+}
+
+/**
+ * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
+ * @sdev: device the request arrived on.
+ * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
+ * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
+ * @port_num: port number, 1-based.
+ * @req: login request.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ * @rd_depth: see srpt_accept_ch().
+ *
+ * Check the request, allocate the channel, link it to its nexus, give it
+ * a session, accept. Holds sdev_mutex from the removal and use_srq checks
+ * until the session exists, so device removal and a use_srq switch either
+ * see the channel or make the login fail.
+ *
+ * Return: 0 if the channel now owns the CM ID; a negative errno after a
+ * reject, in which case the CM destroys the ID.
+ */
+static int srpt_cm_req_recv(struct srpt_device *const sdev,
+			    struct ib_cm_id *ib_cm_id,
+			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			    const struct srp_login_req *req,
+			    const struct sockaddr *src, u8 rd_depth)
+{
+	struct srpt_port *sport;
+	struct srpt_rdma_ch *ch;
+	bool closed_others;
+	u8 t_port_id[16];
+	u32 reason;
+	int ret;
+
+	put_unaligned_be64(srpt_service_guid, t_port_id);
+	put_unaligned_be64(srpt_service_guid, t_port_id + 8);
+	pr_info("login request from 0x%16phN on %s port %u (%s CM): it_iu_len %u, flags %#x\n",
+		req->initiator_port_id, dev_name(&sdev->device->dev), port_num,
+		ib_cm_id ? "IB" : "RDMA", be32_to_cpu(req->req_it_iu_len),
+		req->req_flags);
+
+	if (port_num < 1 || port_num > sdev->port_cnt) {
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto reject;
+	}
+	sport = &sdev->port[port_num - 1];
+
+	mutex_lock(&sdev->sdev_mutex);
+	reason = srpt_check_login_req(req, t_port_id, srp_max_req_size,
+				      READ_ONCE(sport->enabled) && !sdev->removed &&
+				      !sdev->srq_switching);
+	if (reason)
+		goto unlock_reject;
+	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id);
+	if (!ch)
+		goto unlock_reject;
+	if (srpt_link_ch(ch, req, t_port_id, &closed_others)) {
+		srpt_free_unlinked_ch(ch);
+		goto unlock_reject;
+	}
+	ret = srpt_setup_session(ch, req->initiator_port_id, src);
+	mutex_unlock(&sdev->sdev_mutex);
+
+	reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	if (ret) {
+		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
+			ch->sess_name, dev_name(&sdev->device->dev), port_num);
+		goto reject_linked;
+	}
+	if (READ_ONCE(ch->state) != CH_CONNECTING) {
+		pr_info("ch %s: closed during its login\n", ch->sess_name);
+		goto reject_linked;
+	}
+	ret = srpt_accept_ch(ch, req, rd_depth, closed_others);
 	if (ret) {
 		pr_err("ch %s: accepting the login failed: %d\n", ch->sess_name,
 		       ret);
 		goto close;
 	}
 	pr_info("ch %s: login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
-		ch->sess_name, ch->rq_size, it_iu_len, ch->imm_data_offset,
-		ch->use_srq ? "srq" : "rq");
+		ch->sess_name, ch->rq_size, ch->max_it_iu_len,
+		ch->imm_data_offset, ch->use_srq ? "srq" : "rq");
 	complete(&ch->login_done);
-	goto out;
+	return 0;
 
 reject_linked:
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
@@ -3625,27 +3721,15 @@ close:
 	/* The channel owns the CM ID now: tear down through the usual path. */
 	srpt_close_ch(ch);
 	complete(&ch->login_done);
-	ret = 0;
-	goto out;
+	return 0;
 
-destroy_ib:
-	srpt_destroy_qp(ch);
-	srpt_destroy_ch_ib(ch);
-free_rings:
-	srpt_free_ch_rings(ch);
-free_ch:
-	kfree(ch);
 unlock_reject:
 	mutex_unlock(&sdev->sdev_mutex);
 reject:
 	pr_info("login from 0x%16phN rejected: reason %#x\n",
 		req->initiator_port_id, reason);
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
-	ret = -ECONNREFUSED;
-out:
-	kfree(rep);
-	kfree(rsp);
-	return ret;
+	return -ECONNREFUSED;
 }
 
 /**
@@ -4224,6 +4308,69 @@ static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 }
 
 /**
+ * srpt_ib_cm_listen() - listen for IB CM logins on a device.
+ * @sdev: device with an InfiniBand port.
+ *
+ * Return: 0, or a negative errno with no CM ID left.
+ */
+static int srpt_ib_cm_listen(struct srpt_device *sdev)
+{
+	struct ib_device *device = sdev->device;
+	int ret;
+
+	sdev->cm_id = ib_create_cm_id(device, srpt_cm_handler, sdev);
+	if (IS_ERR(sdev->cm_id)) {
+		ret = PTR_ERR(sdev->cm_id);
+		sdev->cm_id = NULL;
+		pr_err("%s: IB CM ID creation failed: %d\n",
+		       dev_name(&device->dev), ret);
+		return ret;
+	}
+	ret = ib_cm_listen(sdev->cm_id, cpu_to_be64(srpt_service_guid));
+	if (ret) {
+		pr_err("%s: IB CM listen on service ID %#llx failed: %d\n",
+		       dev_name(&device->dev), srpt_service_guid, ret);
+		ib_destroy_cm_id(sdev->cm_id);
+		sdev->cm_id = NULL;
+	}
+	return ret;
+}
+
+/**
+ * srpt_init_port() - set up one port of a new device.
+ * @sdev: device.
+ * @port: port number, 1-based.
+ *
+ * Return: 0, or the error of srpt_refresh_port().
+ */
+static int srpt_init_port(struct srpt_device *sdev, u32 port)
+{
+	struct srpt_port *sport = &sdev->port[port - 1];
+	int ret;
+
+	sport->sdev = sdev;
+	sport->port = port;
+	INIT_WORK(&sport->work, srpt_refresh_port_work);
+	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->nexus_list);
+	init_waitqueue_head(&sport->freed_channels);
+	atomic_set(&sport->refcount, 0);
+	sport->port_attrib.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	sport->port_attrib.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
+	sport->port_attrib.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
+	sport->port_attrib.use_srq = false;
+	srpt_init_port_id(sport, &sport->port_guid_id);
+	srpt_init_port_id(sport, &sport->port_gid_id);
+	sport->guid_id = &sport->port_guid_id;
+	sport->gid_id = &sport->port_gid_id;
+	ret = srpt_refresh_port(sport);
+	if (ret)
+		pr_err("%s port %u: query failed: %d\n",
+		       dev_name(&sdev->device->dev), port, ret);
+	return ret;
+}
+
+/**
  * srpt_add_one() - InfiniBand device addition callback function.
  * @device: the new RDMA device.
  *
@@ -4236,7 +4383,6 @@ static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 static int srpt_add_one(struct ib_device *device)
 {
 	struct srpt_device *sdev;
-	struct srpt_port *sport;
 	bool has_ib = false;
 	u32 i;
 	int ret;
@@ -4265,43 +4411,14 @@ static int srpt_add_one(struct ib_device *device)
 	rdma_for_each_port(device, i)
 		has_ib |= rdma_protocol_ib(device, i);
 	if (has_ib) {
-		sdev->cm_id = ib_create_cm_id(device, srpt_cm_handler, sdev);
-		if (IS_ERR(sdev->cm_id)) {
-			ret = PTR_ERR(sdev->cm_id);
-			sdev->cm_id = NULL;
-			pr_err("%s: IB CM ID creation failed: %d\n",
-			       dev_name(&device->dev), ret);
+		ret = srpt_ib_cm_listen(sdev);
+		if (ret)
 			goto err_pd;
-		}
-		ret = ib_cm_listen(sdev->cm_id, cpu_to_be64(srpt_service_guid));
-		if (ret) {
-			pr_err("%s: IB CM listen on service ID %#llx failed: %d\n",
-			       dev_name(&device->dev), srpt_service_guid, ret);
-			goto err_cm;
-		}
 	}
 
 	for (i = 1; i <= sdev->port_cnt; i++) {
-		sport = &sdev->port[i - 1];
-		sport->sdev = sdev;
-		sport->port = i;
-		INIT_WORK(&sport->work, srpt_refresh_port_work);
-		mutex_init(&sport->mutex);
-		INIT_LIST_HEAD(&sport->nexus_list);
-		init_waitqueue_head(&sport->freed_channels);
-		atomic_set(&sport->refcount, 0);
-		sport->port_attrib.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
-		sport->port_attrib.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
-		sport->port_attrib.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
-		sport->port_attrib.use_srq = false;
-		srpt_init_port_id(sport, &sport->port_guid_id);
-		srpt_init_port_id(sport, &sport->port_gid_id);
-		sport->guid_id = &sport->port_guid_id;
-		sport->gid_id = &sport->port_gid_id;
-		ret = srpt_refresh_port(sport);
+		ret = srpt_init_port(sdev, i);
 		if (ret) {
-			pr_err("%s port %u: query failed: %d\n",
-			       dev_name(&device->dev), i, ret);
 			srpt_unregister_mad_agent(sdev, i);
 			goto err_cm;
 		}
