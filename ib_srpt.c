@@ -143,6 +143,22 @@ struct srpt_data_desc {
 	u32				imm_off;
 };
 
+/*
+ * Messages about a channel name it by initiator port ID and QP number: the
+ * channels of a multichannel login share the initiator port ID.
+ */
+#define srpt_ch_log(pr, ch, fmt, ...) \
+	pr("ch %s: " fmt, (ch)->log_name, ##__VA_ARGS__)
+#define srpt_ch_err(ch, fmt, ...) srpt_ch_log(pr_err, ch, fmt, ##__VA_ARGS__)
+#define srpt_ch_info(ch, fmt, ...) srpt_ch_log(pr_info, ch, fmt, ##__VA_ARGS__)
+#define srpt_ch_debug(ch, fmt, ...) srpt_ch_log(pr_debug, ch, fmt, ##__VA_ARGS__)
+#define srpt_ch_err_ratelimited(ch, fmt, ...) \
+	srpt_ch_log(pr_err_ratelimited, ch, fmt, ##__VA_ARGS__)
+#define srpt_ch_warn_ratelimited(ch, fmt, ...) \
+	srpt_ch_log(pr_warn_ratelimited, ch, fmt, ##__VA_ARGS__)
+#define srpt_ch_info_ratelimited(ch, fmt, ...) \
+	srpt_ch_log(pr_info_ratelimited, ch, fmt, ##__VA_ARGS__)
+
 /* In the form rtslib expects in the ACL's info (TARG_CONN_STATE_...). */
 static const char * const srpt_ch_state_names[] = {
 	[CH_CONNECTING]		= "CONNECTING",
@@ -312,20 +328,18 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 			ib_cm_notify(ch->ib_cm.cm_id, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
-		pr_debug("ch %s: last WQE reached\n", ch->sess_name);
+		srpt_ch_debug(ch, "last WQE reached\n");
 		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
 		/* The QP is in error: nothing will move on it again. */
-		pr_err("ch %s: QP event %s, closing the channel\n", ch->sess_name,
-		       ib_event_msg(event->event));
+		srpt_ch_err(ch, "QP event %s, closing the channel\n", ib_event_msg(event->event));
 		srpt_close_ch_async(ch);
 		break;
 	default:
-		pr_err("ch %s: unexpected QP event %s\n", ch->sess_name,
-		       ib_event_msg(event->event));
+		srpt_ch_err(ch, "unexpected QP event %s\n", ib_event_msg(event->event));
 		break;
 	}
 }
@@ -974,8 +988,8 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (srpt_set_ch_state(ch, CH_DISCONNECTED))
 		queue_work(srpt_wq, &ch->release_work);
 	else
-		pr_err("ch %s: drain completion in state %s\n",
-		       ch->sess_name, srpt_ch_state_name(ch->state));
+		srpt_ch_err(ch, "drain completion in state %s\n",
+			    srpt_ch_state_name(ch->state));
 }
 
 /**
@@ -1242,8 +1256,8 @@ static void srpt_repost_recv(struct srpt_rdma_ch *ch,
 		return;
 	ret = srpt_post_recv(sdev, ch, recv);
 	if (ret)
-		pr_err_ratelimited("ch %s: repost of receive buffer failed: %d\n",
-				   ch->sess_name, ret);
+		srpt_ch_err_ratelimited(ch, "repost of receive buffer failed: %d\n",
+					ret);
 }
 
 /**
@@ -1576,8 +1590,8 @@ static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 	case SRPT_STATE_DONE:
 		break;
 	default:
-		pr_err("ch %s: abort of tag %llu in state %d\n",
-		       ioctx->ch->sess_name, ioctx->tag, state);
+		srpt_ch_err(ioctx->ch, "abort of tag %llu in state %d\n",
+			    ioctx->tag, state);
 		break;
 	}
 }
@@ -1601,9 +1615,9 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_info_ratelimited("ch %s: RDMA READ for tag %#llx failed: %s\n",
-					    ch->sess_name, ioctx->tag,
-					    ib_wc_status_msg(wc->status));
+			srpt_ch_info_ratelimited(ch, "RDMA READ for tag %#llx failed: %s\n",
+						 ioctx->tag,
+						 ib_wc_status_msg(wc->status));
 			/* The QP is in error now: a live-looking zombie otherwise. */
 			srpt_close_ch_async(ch);
 		}
@@ -1613,8 +1627,8 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic64_add(ioctx->cmd.data_length, &ch->stats.bytes_in);
 		target_execute_cmd(&ioctx->cmd);
 	} else {
-		pr_err("ch %s: tag %#llx in unexpected state %d after RDMA READ\n",
-		       ch->sess_name, ioctx->tag, ioctx->state);
+		srpt_ch_err(ch, "tag %#llx in unexpected state %d after RDMA READ\n",
+			    ioctx->tag, ioctx->state);
 	}
 	srpt_sq_release(ch, n);
 }
@@ -1694,9 +1708,9 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 		sense_len = min_t(u32, cmd->scsi_sense_length, max_sense);
 		sense_len = min_t(u32, sense_len, sizeof(ioctx->sense_data));
 		if (sense_len < cmd->scsi_sense_length)
-			pr_debug("ch %s: sense cut from %u to %u bytes\n",
-				 ch->sess_name, cmd->scsi_sense_length,
-				 sense_len);
+			srpt_ch_debug(ch, "sense cut from %u to %u bytes\n",
+				      cmd->scsi_sense_length,
+				      sense_len);
 		srp_rsp->flags |= SRP_RSP_FLAG_SNSVALID;
 		srp_rsp->sense_data_len = cpu_to_be32(sense_len);
 		memcpy(srp_rsp->data, ioctx->sense_data, sense_len);
@@ -1854,13 +1868,13 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (bad) {
 		atomic64_inc(&ch->stats.bad_ius);
 		if (bad == -E2BIG)
-			pr_info_ratelimited("ch %s: tag %#llx: %llu data bytes exceed srp_max_rdma_size %u\n",
-					    ch->sess_name, srp_cmd->tag, d.data_len,
-					    ch->max_data_len);
+			srpt_ch_info_ratelimited(ch, "tag %#llx: %llu data bytes exceed srp_max_rdma_size %u\n",
+						 srp_cmd->tag, d.data_len,
+						 ch->max_data_len);
 		else
-			pr_info_ratelimited("ch %s: malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
-					    ch->sess_name, srp_cmd->tag,
-					    srp_cmd->buf_fmt, recv->byte_len);
+			srpt_ch_info_ratelimited(ch, "malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
+						 srp_cmd->tag,
+						 srp_cmd->buf_fmt, recv->byte_len);
 		d.dir = DMA_NONE;
 		d.data_len = 0;
 	}
@@ -1934,8 +1948,8 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	ioctx->tag = tsk->tag;
 	atomic64_inc(&ch->stats.tmfs);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT);
-	pr_debug("ch %s: TMF %#x tag %#llx task %#llx lun %llu\n",
-		 ch->sess_name, tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
+	srpt_ch_debug(ch, "TMF %#x tag %#llx task %#llx lun %llu\n",
+		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
 	/* Everything needed was copied: the buffer can go back now. */
 	srpt_repost_recv(ch, recv);
 
@@ -1997,8 +2011,8 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 		need = opcode == SRP_CMD ? sizeof(struct srp_cmd) :
 					   sizeof(struct srp_tsk_mgmt);
 		if (recv->byte_len < need) {
-			pr_info_ratelimited("ch %s: IU %#x of %u bytes is too short\n",
-					    ch->sess_name, opcode, recv->byte_len);
+			srpt_ch_info_ratelimited(ch, "IU %#x of %u bytes is too short\n",
+						 opcode, recv->byte_len);
 			goto drop;
 		}
 		ioctx = srpt_get_send_ioctx(ch);
@@ -2010,12 +2024,12 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			srpt_handle_tsk_mgmt(ch, recv, ioctx);
 		return true;
 	case SRP_I_LOGOUT:
-		pr_info("ch %s: initiator logout\n", ch->sess_name);
+		srpt_ch_info(ch, "initiator logout\n");
 		srpt_close_ch(ch);
 		goto repost;
 	default:
-		pr_info_ratelimited("ch %s: ignoring IU with opcode %#x (%u bytes)\n",
-				    ch->sess_name, opcode, recv->byte_len);
+		srpt_ch_info_ratelimited(ch, "ignoring IU with opcode %#x (%u bytes)\n",
+					 opcode, recv->byte_len);
 		goto ignore;
 	}
 
@@ -2071,9 +2085,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_info_ratelimited("ch %s: receive failed: %s\n",
-					    ch->sess_name,
-					    ib_wc_status_msg(wc->status));
+			srpt_ch_info_ratelimited(ch, "receive failed: %s\n",
+						 ib_wc_status_msg(wc->status));
 			srpt_close_ch_async(ch);
 		}
 		if (ch->use_srq)
@@ -2090,8 +2103,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    unlikely(atomic_dec_return(&ch->req_lim) < 0)) {
 		atomic_inc(&ch->req_lim);
 		atomic64_inc(&ch->stats.bad_ius);
-		pr_warn_ratelimited("ch %s: initiator exceeded its %d credits\n",
-				    ch->sess_name, ch->rq_size);
+		srpt_ch_warn_ratelimited(ch, "initiator exceeded its %d credits\n",
+					 ch->rq_size);
 		srpt_repost_recv(ch, recv);
 		return;
 	}
@@ -2180,15 +2193,15 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
 	if (state != SRPT_STATE_CMD_RSP_SENT && state != SRPT_STATE_MGMT_RSP_SENT)
-		pr_err("ch %s: send completion for tag %#llx in state %d\n",
-		       ch->sess_name, ioctx->tag, state);
+		srpt_ch_err(ch, "send completion for tag %#llx in state %d\n",
+			    ioctx->tag, state);
 
 	ioctx->n_rdma = 0;
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		pr_info_ratelimited("ch %s: sending response for tag %#llx failed: %s\n",
-				    ch->sess_name, ioctx->tag,
-				    ib_wc_status_msg(wc->status));
+		srpt_ch_info_ratelimited(ch, "sending response for tag %#llx failed: %s\n",
+					 ioctx->tag,
+					 ib_wc_status_msg(wc->status));
 		srpt_close_ch_async(ch);
 	}
 
@@ -2287,8 +2300,8 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	else
 		ret = ib_post_send(ch->qp, &send_wr, NULL);
 	if (unlikely(ret)) {
-		pr_err_ratelimited("ch %s: posting response for tag %#llx failed: %d\n",
-				   ch->sess_name, ioctx->tag, ret);
+		srpt_ch_err_ratelimited(ch, "posting response for tag %#llx failed: %d\n",
+					ioctx->tag, ret);
 		srpt_credit_undo(ch, ioctx->rsp_credits);
 		srpt_post_failed(ioctx);
 	}
@@ -2315,8 +2328,8 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 	ioctx->rdma_cqe.done = srpt_rdma_read_done;
 	ret = srpt_post_rw(ch, ioctx, &ioctx->rdma_cqe, NULL);
 	if (unlikely(ret)) {
-		pr_err_ratelimited("ch %s: posting RDMA READ for tag %#llx failed: %d\n",
-				   ch->sess_name, ioctx->tag, ret);
+		srpt_ch_err_ratelimited(ch, "posting RDMA READ for tag %#llx failed: %d\n",
+					ioctx->tag, ret);
 		srpt_post_failed(ioctx);
 	}
 }
@@ -2377,8 +2390,8 @@ static int srpt_queue_response(struct se_cmd *cmd)
 	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
 					       SRPT_STATE_CMD_RSP_SENT);
 	if (unlikely(prev == SRPT_STATE_DONE)) {
-		pr_debug("ch %s: no response for aborted tag %#llx\n",
-			 ch->sess_name, ioctx->tag);
+		srpt_ch_debug(ch, "no response for aborted tag %#llx\n",
+			      ioctx->tag);
 		return 0;
 	}
 
@@ -2401,9 +2414,9 @@ static int srpt_queue_response(struct se_cmd *cmd)
 			case SRPT_SQ_WAITING:
 				return 0;
 			case SRPT_SQ_TOO_BIG:
-				pr_warn_ratelimited("ch %s: tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
-						    ch->sess_name, ioctx->tag,
-						    ioctx->n_rdma, ch->sq_rdma_wrs);
+				srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
+							 ioctx->tag,
+							 ioctx->n_rdma, ch->sq_rdma_wrs);
 				ret = -E2BIG;
 				break;
 			}
@@ -2516,9 +2529,9 @@ static int srpt_write_pending(struct se_cmd *cmd)
 		return 0;
 	case SRPT_SQ_TOO_BIG:
 	default:
-		pr_warn_ratelimited("ch %s: tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
-				    ch->sess_name, ioctx->tag, ioctx->n_rdma,
-				    ch->sq_rdma_wrs);
+		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
+					 ioctx->tag, ioctx->n_rdma,
+					 ch->sq_rdma_wrs);
 		srpt_free_rw_ctxs(ch, ioctx);
 		ioctx->n_rdma = 0;
 		return -EIO;
@@ -2872,6 +2885,8 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		ch->cq = NULL;
 		return ret;
 	}
+	snprintf(ch->log_name, sizeof(ch->log_name), "%s/qp %u", ch->sess_name,
+		 ch->qp->qp_num);
 	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
 	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
 	return 0;
@@ -2901,14 +2916,14 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 						 ch->max_data_len));
 	while ((ret = srpt_create_cq_qp(ch, rsp_wrs, sq_size))) {
 		if (sq_size <= SRPT_SQ_SIZE_MIN) {
-			pr_err("ch %s: no CQ and QP for %u responses and %u RDMA contexts: %d\n",
-			       ch->sess_name, rsp_wrs, sq_size, ret);
+			srpt_ch_err(ch, "no CQ and QP for %u responses and %u RDMA contexts: %d\n",
+				    rsp_wrs, sq_size, ret);
 			return ret;
 		}
 		sq_size = max_t(u32, sq_size / 2, SRPT_SQ_SIZE_MIN);
 	}
-	pr_debug("ch %s: cq %d entries, %u RDMA work requests, rq %d\n",
-		 ch->sess_name, ch->cq->cqe, ch->sq_rdma_wrs, ch->rq_size);
+	srpt_ch_debug(ch, "cq %d entries, %u RDMA work requests, rq %d\n",
+		      ch->cq->cqe, ch->sq_rdma_wrs, ch->rq_size);
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_init_ch_qp(ch, ch->qp);
@@ -2925,7 +2940,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	return 0;
 
 err_destroy_qp:
-	pr_err("ch %s: QP setup failed: %d\n", ch->sess_name, ret);
+	srpt_ch_err(ch, "QP setup failed: %d\n", ret);
 	srpt_destroy_qp(ch);
 	ib_free_cq(ch->cq);
 	ch->cq = NULL;
@@ -2962,7 +2977,7 @@ static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 			ret = ib_send_cm_drep(ch->ib_cm.cm_id, NULL, 0);
 	}
 	if (ret < 0)
-		pr_debug("ch %s: CM disconnect: %d\n", ch->sess_name, ret);
+		srpt_ch_debug(ch, "CM disconnect: %d\n", ret);
 }
 
 /**
@@ -2980,7 +2995,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	int ret;
 
 	if (!srpt_set_ch_state(ch, CH_DRAINING)) {
-		pr_debug("ch %s: already closing\n", ch->sess_name);
+		srpt_ch_debug(ch, "already closing\n");
 		return false;
 	}
 
@@ -2988,11 +3003,10 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	srpt_disconnect_cm(ch);
 	ret = srpt_ch_qp_err(ch);
 	if (ret < 0)
-		pr_err("ch %s: QP to error state failed: %d\n", ch->sess_name,
-		       ret);
+		srpt_ch_err(ch, "QP to error state failed: %d\n", ret);
 	ret = srpt_zerolength_write(ch);
 	if (ret < 0) {
-		pr_err("ch %s: drain write failed: %d\n", ch->sess_name, ret);
+		srpt_ch_err(ch, "drain write failed: %d\n", ret);
 		if (srpt_set_ch_state(ch, CH_DISCONNECTED))
 			queue_work(srpt_wq, &ch->release_work);
 	}
@@ -3070,7 +3084,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_recv_ioctx *recv, *tmp;
 	struct srpt_nexus *nexus = ch->nexus;
 
-	pr_debug("ch %s: releasing\n", ch->sess_name);
+	srpt_ch_debug(ch, "releasing\n");
 	/* A channel closed while its login ran is released once, after it. */
 	wait_for_completion(&ch->login_done);
 	if (!ch->use_srq)
@@ -3111,12 +3125,12 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_destroy_ch_ib(ch);
 	srpt_free_ch_rings(ch);
 
-	pr_info("ch %s: released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs\n",
-		ch->sess_name, atomic64_read(&ch->stats.cmds),
-		atomic64_read(&ch->stats.tmfs),
-		atomic64_read(&ch->stats.bytes_in),
-		atomic64_read(&ch->stats.bytes_out),
-		atomic64_read(&ch->stats.bad_ius));
+	srpt_ch_info(ch, "released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs\n",
+		     atomic64_read(&ch->stats.cmds),
+		     atomic64_read(&ch->stats.tmfs),
+		     atomic64_read(&ch->stats.bytes_in),
+		     atomic64_read(&ch->stats.bytes_out),
+		     atomic64_read(&ch->stats.bad_ius));
 	atomic_dec(&sport->refcount);
 	wake_up(&sport->freed_channels);
 	srpt_sdev_put(sdev);
@@ -3459,6 +3473,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->state = CH_CONNECTING;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 req->initiator_port_id);
+	strscpy(ch->log_name, ch->sess_name, sizeof(ch->log_name));
 	if (ib_cm_id) {
 		ch->ib_cm.cm_id = ib_cm_id;
 	} else {
@@ -3540,8 +3555,7 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 	*closed_others = false;
 	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
 		list_for_each_entry(other, &nexus->ch_list, list) {
-			pr_info("ch %s: closed by a single-channel login\n",
-				other->sess_name);
+			srpt_ch_info(other, "closed by a single-channel login\n");
 			srpt_close_ch(other);
 			*closed_others = true;
 		}
@@ -3595,8 +3609,7 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 		      attrs->max_qp_init_rd_atom);
 	if (!depth) {
 		/* Without RDMA READs no data-out buffer could be fetched. */
-		pr_info("ch %s: initiator allows no RDMA READ, using 1\n",
-			ch->sess_name);
+		srpt_ch_info(ch, "initiator allows no RDMA READ, using 1\n");
 		depth = 1;
 	}
 	resources = min(SRPT_DM_RDMA_READ_DEPTH, attrs->max_qp_rd_atom);
@@ -3613,7 +3626,7 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 	}
 	ret = srpt_ch_qp_rtr(ch, ch->qp);
 	if (ret) {
-		pr_err("ch %s: QP to RTR failed: %d\n", ch->sess_name, ret);
+		srpt_ch_err(ch, "QP to RTR failed: %d\n", ret);
 		goto out;
 	}
 	rep->ib_cm.qp_num = ch->qp->qp_num;
@@ -3695,23 +3708,22 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 
 	reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (ret) {
-		pr_info("ch %s: no ACL for this initiator on %s port %u: login refused\n",
-			ch->sess_name, dev_name(&sdev->device->dev), port_num);
+		srpt_ch_info(ch, "no ACL for this initiator on %s port %u: login refused\n",
+			     dev_name(&sdev->device->dev), port_num);
 		goto reject_linked;
 	}
 	if (READ_ONCE(ch->state) != CH_CONNECTING) {
-		pr_info("ch %s: closed during its login\n", ch->sess_name);
+		srpt_ch_info(ch, "closed during its login\n");
 		goto reject_linked;
 	}
 	ret = srpt_accept_ch(ch, req, rd_depth, closed_others);
 	if (ret) {
-		pr_err("ch %s: accepting the login failed: %d\n", ch->sess_name,
-		       ret);
+		srpt_ch_err(ch, "accepting the login failed: %d\n", ret);
 		goto close;
 	}
-	pr_info("ch %s: login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
-		ch->sess_name, ch->rq_size, ch->max_it_iu_len,
-		ch->imm_data_offset, ch->use_srq ? "srq" : "rq");
+	srpt_ch_info(ch, "login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
+		     ch->rq_size, ch->max_it_iu_len,
+		     ch->imm_data_offset, ch->use_srq ? "srq" : "rq");
 	complete(&ch->login_done);
 	return 0;
 
@@ -3750,8 +3762,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
 		if (ret) {
-			pr_err("ch %s: QP to RTS failed: %d\n", ch->sess_name,
-			       ret);
+			srpt_ch_err(ch, "QP to RTS failed: %d\n", ret);
 			srpt_close_ch(ch);
 			return;
 		}
@@ -3766,7 +3777,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 
 	if (live) {
-		pr_info("ch %s: live\n", ch->sess_name);
+		srpt_ch_info(ch, "live\n");
 		queue_work(srpt_wq, &ch->iu_work);
 	}
 }
@@ -3972,8 +3983,7 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_REJ_RECEIVED:
-		pr_info("ch %s: REJ received, reason %d\n", ch->sess_name,
-			event->param.rej_rcvd.reason);
+		srpt_ch_info(ch, "REJ received, reason %d\n", event->param.rej_rcvd.reason);
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_DREP_RECEIVED:

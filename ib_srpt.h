@@ -398,6 +398,7 @@ enum rdma_ch_state {
  * @se_tpg: TPG of @sess; kept until the channel is freed, so that
  *	    srpt_tpg_stop() can find the channels of a TPG.
  * @sess_name: initiator port ID in 0x + 32 hex form.
+ * @log_name: @sess_name and the QP number: what messages call the channel.
  * @release_work: tears the channel down off the CM callback.
  * @ib_cm: IB CM state.
  * @ib_cm.cm_id: IB CM ID.
@@ -444,6 +445,7 @@ struct srpt_rdma_ch {
 	struct se_session	*sess;
 	struct se_portal_group	*se_tpg;
 	u8			sess_name[SRPT_NAME_LEN + 1];
+	char			log_name[SRPT_NAME_LEN + 16];
 	struct work_struct	release_work;
 	u32			recv_len;
 	u32			recv_offset;
