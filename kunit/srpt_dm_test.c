@@ -219,29 +219,37 @@ static void srpt_dm_ioc_rdma_size_clamped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->rdma_size), 1U << 24);
 }
 
+struct srpt_ioc_slot_case {
+	u32 slot;
+	u16 status;
+};
+
+static const struct srpt_ioc_slot_case srpt_ioc_slot_cases[] = {
+	{ 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 2, DM_MAD_STATUS_NO_IOC },
+	{ 16, DM_MAD_STATUS_NO_IOC },
+	{ 17, DM_MAD_STATUS_INVALID_FIELD },
+	{ 256, DM_MAD_STATUS_INVALID_FIELD },
+	{ 0xffffffff, DM_MAD_STATUS_INVALID_FIELD },
+};
+
+static void srpt_ioc_slot_desc(const struct srpt_ioc_slot_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "slot %u", c->slot);
+}
+
+KUNIT_ARRAY_PARAM(srpt_ioc_slot, srpt_ioc_slot_cases, srpt_ioc_slot_desc);
+
 static void srpt_dm_ioc_slot_bounds(struct kunit *test)
 {
-	static const struct { u32 slot; u16 status; } cases[] = {
-		{ 0, DM_MAD_STATUS_INVALID_FIELD },
-		{ 2, DM_MAD_STATUS_NO_IOC },
-		{ 16, DM_MAD_STATUS_NO_IOC },
-		{ 17, DM_MAD_STATUS_INVALID_FIELD },
-		{ 256, DM_MAD_STATUS_INVALID_FIELD },
-		{ 0xffffffff, DM_MAD_STATUS_INVALID_FIELD },
-	};
+	const struct srpt_ioc_slot_case *c = test->param_value;
 	struct srpt_dm_fixture *f = test->priv;
-	int i;
+	struct ib_dm_mad *mad = srpt_test_dm_mad(test);
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct ib_dm_mad *mad = srpt_test_dm_mad(test);
-
-		srpt_get_ioc(f->sport, cases[i].slot, mad);
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_status(mad), cases[i].status,
-				    "slot %u", cases[i].slot);
-		/* No profile is leaked into a failed response. */
-		KUNIT_EXPECT_EQ_MSG(test, ((struct ib_dm_ioc_profile *)mad->data)->guid,
-				    0, "slot %u", cases[i].slot);
-	}
+	srpt_get_ioc(f->sport, c->slot, mad);
+	KUNIT_EXPECT_EQ(test, srpt_test_status(mad), c->status);
+	/* No profile is leaked into a failed response. */
+	KUNIT_EXPECT_EQ(test, ((struct ib_dm_ioc_profile *)mad->data)->guid, 0);
 }
 
 static void srpt_dm_svc_entries(struct kunit *test)
@@ -278,33 +286,42 @@ static void srpt_dm_svc_entries_name_format(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(se->service_entries[0].id), 1ULL);
 }
 
+struct srpt_svc_case {
+	u16 slot;
+	u8 hi, lo;
+	u16 status;
+};
+
+static const struct srpt_svc_case srpt_svc_cases[] = {
+	{ 0, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 17, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 0xffff, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 2, 0, 0, DM_MAD_STATUS_NO_IOC },
+	{ 16, 0, 0, DM_MAD_STATUS_NO_IOC },
+	{ 1, 0, 1, DM_MAD_STATUS_INVALID_FIELD },	/* hi < lo */
+	{ 1, 2, 0, DM_MAD_STATUS_INVALID_FIELD },	/* hi > 1 */
+	{ 1, 2, 2, DM_MAD_STATUS_INVALID_FIELD },
+	{ 1, 255, 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 1, 1, 0, 0 },
+	{ 1, 1, 1, 0 },
+	{ 1, 0, 0, 0 },
+};
+
+static void srpt_svc_desc(const struct srpt_svc_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "slot %u hi %u lo %u", c->slot,
+		 c->hi, c->lo);
+}
+
+KUNIT_ARRAY_PARAM(srpt_svc, srpt_svc_cases, srpt_svc_desc);
+
 static void srpt_dm_svc_entries_bounds(struct kunit *test)
 {
-	static const struct { u16 slot; u8 hi, lo; u16 status; } cases[] = {
-		{ 0, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
-		{ 17, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
-		{ 0xffff, 0, 0, DM_MAD_STATUS_INVALID_FIELD },
-		{ 2, 0, 0, DM_MAD_STATUS_NO_IOC },
-		{ 16, 0, 0, DM_MAD_STATUS_NO_IOC },
-		{ 1, 0, 1, DM_MAD_STATUS_INVALID_FIELD },	/* hi < lo */
-		{ 1, 2, 0, DM_MAD_STATUS_INVALID_FIELD },	/* hi > 1 */
-		{ 1, 2, 2, DM_MAD_STATUS_INVALID_FIELD },
-		{ 1, 255, 0, DM_MAD_STATUS_INVALID_FIELD },
-		{ 1, 1, 0, 0 },
-		{ 1, 1, 1, 0 },
-		{ 1, 0, 0, 0 },
-	};
-	int i;
+	const struct srpt_svc_case *c = test->param_value;
+	struct ib_dm_mad *mad = srpt_test_dm_mad(test);
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct ib_dm_mad *mad = srpt_test_dm_mad(test);
-
-		srpt_get_svc_entries(SRPT_TEST_GUID, cases[i].slot, cases[i].hi,
-				     cases[i].lo, mad);
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_status(mad), cases[i].status,
-				    "slot %u hi %u lo %u", cases[i].slot,
-				    cases[i].hi, cases[i].lo);
-	}
+	srpt_get_svc_entries(SRPT_TEST_GUID, c->slot, c->hi, c->lo, mad);
+	KUNIT_EXPECT_EQ(test, srpt_test_status(mad), c->status);
 }
 
 static struct ib_mad *srpt_test_get_req(struct kunit *test, u16 attr_id, u32 attr_mod)
@@ -393,18 +410,24 @@ static void srpt_dm_get_svc_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_test_status(rsp), DM_MAD_STATUS_INVALID_FIELD);
 }
 
+static const u16 srpt_unsup_attrs[] = {
+	0x0000, 0x0002, 0x0013, 0x0099, 0xffff,
+	0x1000,		/* DM_ATTR_IOU_INFO byte-swapped */
+};
+
+static void srpt_unsup_attr_desc(const u16 *attr, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "attr %#x", *attr);
+}
+
+KUNIT_ARRAY_PARAM(srpt_unsup_attr, srpt_unsup_attrs, srpt_unsup_attr_desc);
+
 static void srpt_dm_get_unsupported_attr(struct kunit *test)
 {
-	static const u16 attrs[] = { 0x0000, 0x0002, 0x0013, 0x0099, 0xffff,
-				     /* DM_ATTR_IOU_INFO byte-swapped */ 0x1000 };
-	int i;
+	const u16 *attr = test->param_value;
+	struct ib_dm_mad *rsp = srpt_test_get(test, *attr, 1);
 
-	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
-		struct ib_dm_mad *rsp = srpt_test_get(test, attrs[i], 1);
-
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_status(rsp),
-				    DM_MAD_STATUS_UNSUP_METHOD_ATTR, "attr %#x", attrs[i]);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_test_status(rsp), DM_MAD_STATUS_UNSUP_METHOD_ATTR);
 }
 
 static struct kunit_case srpt_dm_cases[] = {
@@ -415,15 +438,15 @@ static struct kunit_case srpt_dm_cases[] = {
 	KUNIT_CASE(srpt_dm_ioc_profile),
 	KUNIT_CASE(srpt_dm_ioc_profile_tracks_params),
 	KUNIT_CASE(srpt_dm_ioc_rdma_size_clamped),
-	KUNIT_CASE(srpt_dm_ioc_slot_bounds),
+	KUNIT_CASE_PARAM(srpt_dm_ioc_slot_bounds, srpt_ioc_slot_gen_params),
 	KUNIT_CASE(srpt_dm_svc_entries),
 	KUNIT_CASE(srpt_dm_svc_entries_name_format),
-	KUNIT_CASE(srpt_dm_svc_entries_bounds),
+	KUNIT_CASE_PARAM(srpt_dm_svc_entries_bounds, srpt_svc_gen_params),
 	KUNIT_CASE(srpt_dm_get_class_port_info),
 	KUNIT_CASE(srpt_dm_get_iou_info),
 	KUNIT_CASE(srpt_dm_get_ioc_profile),
 	KUNIT_CASE(srpt_dm_get_svc_entries),
-	KUNIT_CASE(srpt_dm_get_unsupported_attr),
+	KUNIT_CASE_PARAM(srpt_dm_get_unsupported_attr, srpt_unsup_attr_gen_params),
 	{}
 };
 

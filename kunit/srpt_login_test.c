@@ -231,39 +231,45 @@ static void srpt_login_rsp_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsp->rsp_flags, (u8)0);
 }
 
-static void srpt_login_rej_contents(struct kunit *test)
-{
-	static const u32 reasons[] = {
-		SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
-		SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES,
-		SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE,
-		SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL,
-		SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,
-		SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED,
-		SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED,
-	};
-	struct srp_login_rej *rej = kunit_kmalloc(test, sizeof(*rej), GFP_KERNEL);
-	u8 *b = (u8 *)rej;
-	int i;
+static const u32 srpt_rej_reasons[] = {
+	SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+	SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES,
+	SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE,
+	SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL,
+	SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,
+	SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED,
+	SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED,
+};
 
-	KUNIT_ASSERT_NOT_NULL(test, rej);
-	for (i = 0; i < ARRAY_SIZE(reasons); i++) {
-		memset(rej, SRPT_TEST_POISON, sizeof(*rej));
-		srpt_fill_login_rej(rej, 0xa1b2c3d4e5f60718ULL + i, reasons[i]);
-		KUNIT_EXPECT_EQ(test, b[0], (u8)SRP_LOGIN_REJ);
-		KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 1, 3, 0));
-		KUNIT_EXPECT_EQ(test, be32_to_cpu(rej->reason), reasons[i]);
-		KUNIT_EXPECT_EQ(test, b[5], 0x01);
-		KUNIT_EXPECT_EQ(test, b[7], reasons[i] & 0xff);
-		KUNIT_EXPECT_EQ(test, rej->tag, 0xa1b2c3d4e5f60718ULL + i);
-		KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 16, 8, 0));
-		KUNIT_EXPECT_EQ(test, be16_to_cpu(rej->buf_fmt),
-				SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT);
-		KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 26, 6, 0));
-	}
+static void srpt_rej_reason_desc(const u32 *reason, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "reason %#x", *reason);
 }
 
-/* Every rejection reason of srpt_check_login_req() round-trips a REJ. */
+KUNIT_ARRAY_PARAM(srpt_rej_reason, srpt_rej_reasons, srpt_rej_reason_desc);
+
+static void srpt_login_rej_contents(struct kunit *test)
+{
+	const u32 reason = *(const u32 *)test->param_value;
+	struct srp_login_rej *rej = kunit_kmalloc(test, sizeof(*rej), GFP_KERNEL);
+	u64 tag = 0xa1b2c3d4e5f60718ULL ^ reason;
+	u8 *b = (u8 *)rej;
+
+	KUNIT_ASSERT_NOT_NULL(test, rej);
+	memset(rej, SRPT_TEST_POISON, sizeof(*rej));
+	srpt_fill_login_rej(rej, tag, reason);
+	KUNIT_EXPECT_EQ(test, b[0], (u8)SRP_LOGIN_REJ);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 1, 3, 0));
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rej->reason), reason);
+	KUNIT_EXPECT_EQ(test, b[5], 0x01);
+	KUNIT_EXPECT_EQ(test, b[7], reason & 0xff);
+	KUNIT_EXPECT_EQ(test, rej->tag, tag);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 16, 8, 0));
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(rej->buf_fmt),
+			SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 26, 6, 0));
+}
+
 static void srpt_login_rej_every_check(struct kunit *test)
 {
 	struct srp_login_req *req = srpt_test_login_req(test);
@@ -322,7 +328,7 @@ static struct kunit_case srpt_login_cases[] = {
 	KUNIT_CASE(srpt_login_imm_offset_refused),
 	KUNIT_CASE(srpt_login_rsp_contents),
 	KUNIT_CASE(srpt_login_rsp_values),
-	KUNIT_CASE(srpt_login_rej_contents),
+	KUNIT_CASE_PARAM(srpt_login_rej_contents, srpt_rej_reason_gen_params),
 	KUNIT_CASE(srpt_login_rej_every_check),
 	KUNIT_CASE(srpt_login_multichan_flags),
 	KUNIT_CASE(srpt_login_multichan_other_bits),
