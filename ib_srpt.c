@@ -58,6 +58,13 @@ enum {
 
 /* Seconds between "still waiting" messages while channels drain. */
 #define SRPT_DRAIN_REPORT_SECS	5
+/*
+ * Credits of requests that got no response wait this long for a response
+ * to carry them before an SRP_CRED_REQ does.
+ */
+#define SRPT_CRED_REQ_DELAY	msecs_to_jiffies(20)
+/* How long an SRP_T_LOGOUT may take to be delivered before the close. */
+#define SRPT_LOGOUT_GRACE	msecs_to_jiffies(1000)
 
 static unsigned int srp_max_req_size = SRP_MAX_REQ_SIZE_DEFAULT;
 module_param(srp_max_req_size, uint, 0444);
@@ -129,6 +136,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
 static void srpt_close_ch_async(struct srpt_rdma_ch *ch);
+static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx);
 static int srpt_refresh_port(struct srpt_port *sport);
 static void srpt_adopt_port_ids(struct srpt_port *sport);
@@ -1662,6 +1670,22 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 }
 
 /**
+ * srpt_credit_return() - give back the credit of a request that gets no
+ * response.
+ * @ch: channel.
+ *
+ * The next response carries it; if none comes soon, an SRP_CRED_REQ does
+ * (srpt_cred_work()), so the initiator's request limit is never stuck
+ * below what it is owed.
+ */
+static void srpt_credit_return(struct srpt_rdma_ch *ch)
+{
+	atomic_inc(&ch->req_lim_delta);
+	if (READ_ONCE(ch->state) == CH_LIVE)
+		queue_delayed_work(srpt_wq, &ch->cred_work, SRPT_CRED_REQ_DELAY);
+}
+
+/**
  * srpt_build_cmd_rsp() - build an SRP_RSP for a SCSI command.
  * @ch: channel.
  * @ioctx: command; its response buffer receives the IU.
@@ -1885,7 +1909,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 			      TARGET_SCF_ACK_KREF);
 	if (ret) {
 		/* The session is shutting down; drop the IU. */
-		atomic_inc(&ch->req_lim_delta);
+		srpt_credit_return(ch);
 		srpt_release_recv(ioctx);
 		srpt_put_send_ioctx(ioctx);
 		return;
@@ -1957,11 +1981,40 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				tcm_tmr < 0 ? 0xff : tcm_tmr, GFP_KERNEL,
 				task_tag, TARGET_SCF_ACK_KREF);
 	if (ret) {
-		atomic_inc(&ch->req_lim_delta);
+		srpt_credit_return(ch);
 		srpt_put_send_ioctx(ioctx);
 		return;
 	}
 	ioctx->cmd.tag = ioctx->tag;
+}
+
+/**
+ * srpt_cred_rsp_expected() - whether an SRP_CRED_RSP answers our request.
+ * @ch: channel.
+ * @iu: the IU.
+ * @len: its length.
+ *
+ * An expected one lets the next SRP_CRED_REQ go out.
+ *
+ * Return: true if it carries the tag of the outstanding SRP_CRED_REQ.
+ */
+static bool srpt_cred_rsp_expected(struct srpt_rdma_ch *ch, const u8 *iu,
+				   u32 len)
+{
+	const struct srp_cred_rsp *rsp = (const void *)iu;
+	unsigned long flags;
+	bool ok;
+
+	if (len < sizeof(*rsp))
+		return false;
+	spin_lock_irqsave(&ch->spinlock, flags);
+	ok = ch->cred_rsp_due && rsp->tag == ch->cred_tag;
+	if (ok)
+		ch->cred_rsp_due = false;
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (ok && atomic_read(&ch->req_lim_delta) > 0)
+		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
+	return ok;
 }
 
 /**
@@ -1987,8 +2040,9 @@ static bool srpt_iu_takes_credit(const u8 *iu, u32 len)
  * @recv: receive buffer.
  *
  * Requests that are too short for their type are dropped and their credit
- * is given back with the next response; IUs that are unknown or not meant
- * for a target are ignored. Both with a rate-limited message.
+ * is given back later. IUs that are unknown or not meant for a target, and
+ * responses to requests this target never sent, make it log the initiator
+ * out with the SRP_T_LOGOUT reason for them.
  *
  * Return: false if the IU needs a send context and none is free: it was
  * not consumed and must be tried again (srpt_wait_for_ioctx()).
@@ -2001,8 +2055,11 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 	u32 need;
 	u8 opcode;
 
-	if (recv->byte_len < 1)
+	if (recv->byte_len < 1) {
+		srpt_ch_info_ratelimited(ch, "empty IU\n");
+		srpt_logout_ch(ch, SRPT_LOGOUT_BAD_IU_TYPE);
 		goto ignore;
+	}
 
 	opcode = iu[0];
 	switch (opcode) {
@@ -2027,15 +2084,26 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 		srpt_ch_info(ch, "initiator logout\n");
 		srpt_close_ch(ch);
 		goto repost;
+	case SRP_CRED_RSP:
+		if (srpt_cred_rsp_expected(ch, iu, recv->byte_len))
+			goto repost;
+		fallthrough;
+	case SRP_AER_RSP:
+		/* This target sends no SRP_AER_REQ. */
+		srpt_ch_info_ratelimited(ch, "response IU %#x to no request\n",
+					 opcode);
+		srpt_logout_ch(ch, SRPT_LOGOUT_RSP_WITHOUT_REQ);
+		goto ignore;
 	default:
-		srpt_ch_info_ratelimited(ch, "ignoring IU with opcode %#x (%u bytes)\n",
+		srpt_ch_info_ratelimited(ch, "IU with opcode %#x (%u bytes) is not accepted from an initiator\n",
 					 opcode, recv->byte_len);
+		srpt_logout_ch(ch, SRPT_LOGOUT_BAD_IU_TYPE);
 		goto ignore;
 	}
 
 drop:
-	/* A request that gets no response: its credit rides on the next one. */
-	atomic_inc(&ch->req_lim_delta);
+	/* A request that gets no response: its credit comes back later. */
+	srpt_credit_return(ch);
 ignore:
 	atomic64_inc(&ch->stats.bad_ius);
 repost:
@@ -2576,7 +2644,7 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 	if (ioctx->n_rw_ctx)
 		srpt_free_rw_ctxs(ch, ioctx);
 	if (ioctx->recv_ioctx) {
-		atomic_inc(&ch->req_lim_delta);
+		srpt_credit_return(ch);
 		srpt_release_recv(ioctx);
 	}
 	ioctx->state = SRPT_STATE_DONE;
@@ -2606,7 +2674,7 @@ static void srpt_close_session(struct se_session *se_sess)
 	struct srpt_rdma_ch *ch = srpt_sess_to_ch(se_sess);
 
 	if (ch)
-		srpt_close_ch(ch);
+		srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 }
 
 /**
@@ -2727,6 +2795,31 @@ static void srpt_free_ch(struct kref *kref)
 }
 
 /**
+ * srpt_free_ch_rings() - free what srpt_alloc_ch_rings() allocated.
+ * @ch: channel.
+ */
+static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	if (ch->logout_ioctx)
+		srpt_free_ioctx(sdev, ch->logout_ioctx,
+				sizeof(struct srp_t_logout), DMA_TO_DEVICE);
+	ch->logout_ioctx = NULL;
+	if (ch->cred_ioctx)
+		srpt_free_ioctx(sdev, ch->cred_ioctx,
+				sizeof(struct srp_cred_req), DMA_TO_DEVICE);
+	ch->cred_ioctx = NULL;
+
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
+			     ch->rq_size, ch->recv_len, DMA_FROM_DEVICE);
+	ch->ioctx_recv_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
+			     ch->rq_size, ch->max_rsp_size, DMA_TO_DEVICE);
+	ch->ioctx_ring = NULL;
+}
+
+/**
  * srpt_alloc_ch_rings() - allocate the send and receive contexts of a channel.
  * @ch: channel with rq_size, max_rsp_size and the receive layout set.
  *
@@ -2751,6 +2844,14 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		ioctx->state = SRPT_STATE_DONE;
 		list_add_tail(&ioctx->free_list, &ch->free_list);
 	}
+	ch->logout_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
+					    sizeof(struct srp_t_logout), 0,
+					    DMA_TO_DEVICE);
+	ch->cred_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
+					  sizeof(struct srp_cred_req), 0,
+					  DMA_TO_DEVICE);
+	if (!ch->logout_ioctx || !ch->cred_ioctx)
+		goto err;
 	if (ch->use_srq)
 		return 0;
 
@@ -2759,32 +2860,15 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 				      sizeof(struct srpt_recv_ioctx),
 				      ch->recv_len, ch->recv_offset,
 				      DMA_FROM_DEVICE);
-	if (!ch->ioctx_recv_ring) {
-		srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
-				     ch->rq_size, ch->max_rsp_size,
-				     DMA_TO_DEVICE);
-		ch->ioctx_ring = NULL;
-		return -ENOMEM;
-	}
+	if (!ch->ioctx_recv_ring)
+		goto err;
 	for (i = 0; i < ch->rq_size; i++)
 		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
 	return 0;
-}
 
-/**
- * srpt_free_ch_rings() - free what srpt_alloc_ch_rings() allocated.
- * @ch: channel.
- */
-static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
-{
-	struct srpt_device *sdev = ch->sport->sdev;
-
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
-			     ch->rq_size, ch->recv_len, DMA_FROM_DEVICE);
-	ch->ioctx_recv_ring = NULL;
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
-			     ch->rq_size, ch->max_rsp_size, DMA_TO_DEVICE);
-	ch->ioctx_ring = NULL;
+err:
+	srpt_free_ch_rings(ch);
+	return -ENOMEM;
 }
 
 /**
@@ -2898,10 +2982,10 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
  * @ch: channel with rq_size and max_data_len set.
  *
  * The send queue holds one response per send context, the drain write,
- * and srp_sq_size RDMA contexts (at least the largest transfer allowed,
- * so every command can run). Responses are never short of space that
- * way, see srpt_post_response(). If the HCA refuses the sizes, the RDMA
- * part is halved until they fit.
+ * one SRP_T_LOGOUT, one SRP_CRED_REQ and srp_sq_size RDMA contexts (at
+ * least the largest transfer allowed, so every command can run).
+ * Responses are never short of space that way, see srpt_post_response().
+ * If the HCA refuses the sizes, the RDMA part is halved until they fit.
  *
  * Return: 0 or a negative errno.
  */
@@ -2909,7 +2993,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
 	u32 sq_size = READ_ONCE(ch->sport->port_attrib.srp_sq_size);
-	u32 rsp_wrs = ch->rq_size + 1;
+	/* Responses, the drain write, SRP_T_LOGOUT and SRP_CRED_REQ. */
+	u32 rsp_wrs = ch->rq_size + 3;
 	int i, ret;
 
 	sq_size = max(sq_size, srpt_rdma_wrs_for(&sdev->device->attrs,
@@ -3068,6 +3153,202 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 }
 
 /**
+ * srpt_build_t_logout() - build an SRP_T_LOGOUT.
+ * @buf: IU buffer.
+ * @reason: SRPT_LOGOUT_* reason code.
+ * @tag: tag of the IU.
+ *
+ * Return: length of the IU.
+ */
+static int srpt_build_t_logout(void *buf, u32 reason, u64 tag)
+{
+	struct srp_t_logout *lo = buf;
+
+	BUILD_BUG_ON(sizeof(*lo) != 16);
+	memset(lo, 0, sizeof(*lo));
+	lo->opcode = SRP_T_LOGOUT;
+	lo->reason = cpu_to_be32(reason);
+	lo->tag = tag;
+	return sizeof(*lo);
+}
+
+/**
+ * srpt_build_cred_req() - build an SRP_CRED_REQ.
+ * @buf: IU buffer.
+ * @delta: credits granted.
+ * @tag: tag the SRP_CRED_RSP must echo.
+ *
+ * Return: length of the IU.
+ */
+static int srpt_build_cred_req(void *buf, s32 delta, u64 tag)
+{
+	struct srp_cred_req *cr = buf;
+
+	BUILD_BUG_ON(sizeof(*cr) != 16);
+	memset(cr, 0, sizeof(*cr));
+	cr->opcode = SRP_CRED_REQ;
+	cr->req_lim_delta = cpu_to_be32(delta);
+	cr->tag = tag;
+	return sizeof(*cr);
+}
+
+/**
+ * srpt_post_ctl() - post an IU the target sends on its own.
+ * @ch: channel.
+ * @ioctx: its buffer, already built.
+ * @len: IU length.
+ * @done: completion handler.
+ *
+ * The send queue keeps one slot each for SRP_T_LOGOUT and SRP_CRED_REQ,
+ * see srpt_create_ch_ib().
+ *
+ * Return: 0 or the ib_post_send() error.
+ */
+static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
+			 int len, void (*done)(struct ib_cq *, struct ib_wc *))
+{
+	struct ib_sge sge = {
+		.addr = ioctx->dma,
+		.length = len,
+		.lkey = ch->sport->sdev->lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &ioctx->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	ib_dma_sync_single_for_device(ch->sport->sdev->device, ioctx->dma, len,
+				      DMA_TO_DEVICE);
+	ioctx->cqe.done = done;
+	return ib_post_send(ch->qp, &wr, NULL);
+}
+
+/**
+ * srpt_logout_done() - the SRP_T_LOGOUT was delivered (or failed).
+ * @cq: completion queue.
+ * @wc: work completion.
+ */
+static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	srpt_close_ch(wc->qp->qp_context);
+}
+
+/**
+ * srpt_logout_work() - close a channel whose SRP_T_LOGOUT took too long.
+ * @w: &srpt_rdma_ch.logout_work.
+ */
+static void srpt_logout_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch, logout_work);
+
+	srpt_close_ch(ch);
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_logout_ch() - tell the initiator of a live channel why the target
+ * closes it, then close it.
+ * @ch: channel.
+ * @reason: SRPT_LOGOUT_* reason code.
+ *
+ * A channel that is not live yet is closed at once; one whose logout is
+ * already on its way is left to it. The close follows the SRP_T_LOGOUT's
+ * completion, or SRPT_LOGOUT_GRACE, whichever comes first.
+ */
+static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
+{
+	unsigned long flags;
+	bool send, sent;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	sent = ch->logout_sent;
+	send = ch->state == CH_LIVE && !sent;
+	if (send)
+		ch->logout_sent = true;
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (sent)
+		return;
+	if (!send) {
+		srpt_close_ch(ch);
+		return;
+	}
+
+	srpt_ch_info(ch, "logging the initiator out, reason %#x\n", reason);
+	kref_get(&ch->kref);
+	if (!queue_delayed_work(srpt_wq, &ch->logout_work, SRPT_LOGOUT_GRACE))
+		kref_put(&ch->kref, srpt_free_ch);
+	if (srpt_post_ctl(ch, ch->logout_ioctx,
+			  srpt_build_t_logout(ch->logout_ioctx->buf, reason, 0),
+			  srpt_logout_done))
+		srpt_close_ch(ch);
+}
+
+/**
+ * srpt_cred_done() - an SRP_CRED_REQ send completed.
+ * @cq: completion queue.
+ * @wc: work completion.
+ */
+static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	ch->cred_busy = false;
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		srpt_ch_info_ratelimited(ch, "SRP_CRED_REQ failed: %s\n",
+					 ib_wc_status_msg(wc->status));
+		srpt_close_ch_async(ch);
+	}
+}
+
+/**
+ * srpt_cred_work() - send credits no response carried in an SRP_CRED_REQ.
+ * @w: &srpt_rdma_ch.cred_work.
+ *
+ * One SRP_CRED_REQ at a time: the next waits for the SRP_CRED_RSP of the
+ * last. Responses keep carrying credits meanwhile (both take them from
+ * req_lim_delta, so none is given twice).
+ */
+static void srpt_cred_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch, cred_work);
+	unsigned long flags;
+	s32 delta = 0;
+	u64 tag;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (ch->state == CH_LIVE && !ch->cred_busy && !ch->cred_rsp_due)
+		delta = atomic_xchg(&ch->req_lim_delta, 0);
+	if (delta > 0) {
+		ch->cred_busy = true;
+		ch->cred_rsp_due = true;
+		tag = ++ch->cred_tag;
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (delta <= 0)
+		return;
+
+	atomic_add(delta, &ch->req_lim);
+	srpt_ch_debug(ch, "SRP_CRED_REQ with %d credits\n", delta);
+	if (srpt_post_ctl(ch, ch->cred_ioctx,
+			  srpt_build_cred_req(ch->cred_ioctx->buf, delta, tag),
+			  srpt_cred_done)) {
+		srpt_credit_undo(ch, delta);
+		spin_lock_irqsave(&ch->spinlock, flags);
+		ch->cred_busy = false;
+		ch->cred_rsp_due = false;
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+	}
+}
+
+/**
  * srpt_release_channel_work() - tear a drained channel down.
  * @w: &srpt_rdma_ch.release_work.
  *
@@ -3101,8 +3382,11 @@ static void srpt_release_channel_work(struct work_struct *w)
 		target_remove_session(ch->sess);
 		ch->sess = NULL;
 	}
-	/* Freeing the commands above may have queued it again. */
+	/* Freeing the commands above may have queued them again. */
 	cancel_work_sync(&ch->iu_work);
+	cancel_delayed_work_sync(&ch->cred_work);
+	if (cancel_delayed_work_sync(&ch->logout_work))
+		kref_put(&ch->kref, srpt_free_ch);
 
 	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
 		list_del_init(&recv->wait_list);
@@ -3149,7 +3433,7 @@ static void srpt_close_port_channels(struct srpt_port *sport)
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry)
 		list_for_each_entry(ch, &nexus->ch_list, list)
-			srpt_close_ch(ch);
+			srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 	mutex_unlock(&sport->mutex);
 }
 
@@ -3212,7 +3496,7 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				continue;
 			n++;
 			if (close)
-				srpt_close_ch(ch);
+				srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 		}
 	mutex_unlock(&sport->mutex);
 	return n;
@@ -3468,6 +3752,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	INIT_WORK(&ch->iu_work, srpt_iu_work);
 	INIT_WORK(&ch->close_work, srpt_close_work);
+	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
+	INIT_DELAYED_WORK(&ch->logout_work, srpt_logout_work);
 	init_completion(&ch->login_done);
 	ch->sport = sport;
 	ch->state = CH_CONNECTING;
@@ -3556,7 +3842,7 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
 		list_for_each_entry(other, &nexus->ch_list, list) {
 			srpt_ch_info(other, "closed by a single-channel login\n");
-			srpt_close_ch(other);
+			srpt_logout_ch(other, SRPT_LOGOUT_MULTICHANNEL);
 			*closed_others = true;
 		}
 	}

@@ -202,6 +202,14 @@ enum {
 	SRPT_IMM_DATA_OFFSET_MIN = sizeof(struct srp_cmd) + sizeof(struct srp_imm_buf),
 };
 
+/* SRP_T_LOGOUT reason codes (SRP r16a). */
+enum {
+	SRPT_LOGOUT_NO_REASON		= 0x00,
+	SRPT_LOGOUT_BAD_IU_TYPE		= 0x02,	/* IU type not accepted */
+	SRPT_LOGOUT_RSP_WITHOUT_REQ	= 0x03,	/* response to no request */
+	SRPT_LOGOUT_MULTICHANNEL	= 0x04,	/* replaced by a new login */
+};
+
 /* Length of "0x" + 32 hex digits + NUL, the GID-form port and ACL name. */
 #define SRPT_NAME_LEN	36
 
@@ -376,7 +384,8 @@ enum rdma_ch_state {
  * @req_lim_delta: credits returned with the next response.
  * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
  * @spinlock: protects @free_list, @state, @cmd_wait_list,
- *	      @processing_wait_list, @sq_wait_list and @post_failed_list.
+ *	      @processing_wait_list, @sq_wait_list, @post_failed_list,
+ *	      @logout_sent and the @cred_ fields.
  * @state: &enum rdma_ch_state.
  * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
  * @processing_wait_list: @cmd_wait_list is being replayed.
@@ -390,6 +399,16 @@ enum rdma_ch_state {
  * @post_failed_list: commands whose post failed; their work requests may
  *		      still be in the send queue, so they are freed after the
  *		      drain.
+ * @logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
+ * @cred_ioctx: buffer of the SRP_CRED_REQ the target sends.
+ * @logout_sent: SRP_T_LOGOUT posted; the channel closes when it completes
+ *		 or after &srpt_rdma_ch.logout_work's grace time.
+ * @cred_busy: @cred_ioctx is posted.
+ * @cred_rsp_due: an SRP_CRED_REQ awaits its SRP_CRED_RSP (tag @cred_tag).
+ * @cred_tag: tag of the last SRP_CRED_REQ.
+ * @cred_work: sends credits that no response carries back in an
+ *	       SRP_CRED_REQ.
+ * @logout_work: closes the channel if its SRP_T_LOGOUT does not complete.
  * @iu_work: replays @cmd_wait_list.
  * @close_work: closes the channel from contexts that cannot (QP events).
  * @login_done: the login callback is done with the channel; release waits
@@ -437,6 +456,14 @@ struct srpt_rdma_ch {
 	struct list_head	cmd_wait_list;
 	struct list_head	sq_wait_list;
 	struct list_head	post_failed_list;
+	struct srpt_ioctx	*logout_ioctx;
+	struct srpt_ioctx	*cred_ioctx;
+	bool			logout_sent;
+	bool			cred_busy;
+	bool			cred_rsp_due;
+	u64			cred_tag;
+	struct delayed_work	cred_work;
+	struct delayed_work	logout_work;
 	struct work_struct	iu_work;
 	struct work_struct	close_work;
 	struct completion	login_done;

@@ -3,7 +3,8 @@
  * Under load: send queue reservation (srpt_sq_reserve(),
  * srpt_sq_pop_ready()), which IUs take a credit, credits of a response
  * that could not be posted, the data length limit of a command and the
- * smallest response size.
+ * smallest response size; the IUs the target sends on its own
+ * (SRP_T_LOGOUT, SRP_CRED_REQ) and the SRP_CRED_RSP it expects.
  */
 
 #define SRPT_TEST_SQ_WRS	10
@@ -213,6 +214,67 @@ static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
 						 SRPT_TEST_POISON));
 }
 
+/* SRP_T_LOGOUT: opcode 0x80, reason big-endian at byte 4, tag at byte 8. */
+static void srpt_t_logout_layout(struct kunit *test)
+{
+	u8 *b = kunit_kmalloc(test, 32, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	memset(b, SRPT_TEST_POISON, 32);
+	KUNIT_EXPECT_EQ(test, srpt_build_t_logout(b, SRPT_LOGOUT_BAD_IU_TYPE,
+						  0x0102030405060708ULL), 16);
+	KUNIT_EXPECT_EQ(test, b[0], 0x80);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 1, 3, 0));
+	KUNIT_EXPECT_EQ(test, b[4], 0);
+	KUNIT_EXPECT_EQ(test, b[7], 0x02);
+	KUNIT_EXPECT_EQ(test, get_unaligned((u64 *)(b + 8)), 0x0102030405060708ULL);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 16, 16, SRPT_TEST_POISON));
+	/* The reasons are the SRP standard's codes. */
+	KUNIT_EXPECT_EQ(test, SRPT_LOGOUT_NO_REASON, 0);
+	KUNIT_EXPECT_EQ(test, SRPT_LOGOUT_RSP_WITHOUT_REQ, 3);
+	KUNIT_EXPECT_EQ(test, SRPT_LOGOUT_MULTICHANNEL, 4);
+}
+
+/* SRP_CRED_REQ: opcode 0x81, req_lim_delta big-endian at 4, tag at 8. */
+static void srpt_cred_req_layout(struct kunit *test)
+{
+	u8 *b = kunit_kmalloc(test, 32, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	memset(b, SRPT_TEST_POISON, 32);
+	KUNIT_EXPECT_EQ(test, srpt_build_cred_req(b, 300, 7), 16);
+	KUNIT_EXPECT_EQ(test, b[0], 0x81);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 1, 3, 0));
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(b + 4), 300U);
+	KUNIT_EXPECT_EQ(test, get_unaligned((u64 *)(b + 8)), 7ULL);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(b + 16, 16, SRPT_TEST_POISON));
+}
+
+static void srpt_test_no_work(struct work_struct *w)
+{
+}
+
+/* Only the SRP_CRED_RSP of the outstanding SRP_CRED_REQ is expected. */
+static void srpt_cred_rsp_matching(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srp_cred_rsp rsp = { .opcode = SRP_CRED_RSP, .tag = 5 };
+	const u8 *iu = (const u8 *)&rsp;
+
+	INIT_DELAYED_WORK(&f->ch->cred_work, srpt_test_no_work);
+	/* None outstanding: any SRP_CRED_RSP answers no request. */
+	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
+	f->ch->cred_rsp_due = true;
+	f->ch->cred_tag = 4;
+	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
+	f->ch->cred_tag = 5;
+	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp) - 1));
+	KUNIT_EXPECT_TRUE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
+	KUNIT_EXPECT_FALSE(test, f->ch->cred_rsp_due);
+	/* Answered once: a repeat is a response to no request. */
+	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
+}
+
 static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_sq_reserve_fits),
 	KUNIT_CASE(srpt_sq_reserve_waits_in_order),
@@ -222,6 +284,9 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_credit_undo_after_failed_post),
 	KUNIT_CASE(srpt_cmd_data_len_limit),
 	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
+	KUNIT_CASE(srpt_t_logout_layout),
+	KUNIT_CASE(srpt_cred_req_layout),
+	KUNIT_CASE(srpt_cred_rsp_matching),
 	{}
 };
 
