@@ -147,6 +147,7 @@ struct srpt_data_desc {
 	u8				fmt;
 	u32				nbufs;
 	const struct srp_direct_buf	*bufs;
+	const struct srp_direct_buf	*ext_tbl;
 	u64				data_len;
 	u32				imm_off;
 };
@@ -1010,8 +1011,9 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
  * Every length and count is checked against @iu_len with 64-bit arithmetic
  * so that no initiator-supplied value can make a bound wrap. One function
  * of ~90 lines on purpose: the bounds depend on each other in order, and
- * a reviewer should see every one of them on one screen. Descriptor
- * tables that live in initiator memory are not supported.
+ * a reviewer should see every one of them on one screen. A table with
+ * more entries than the IU carries is in initiator memory: @d then holds
+ * its descriptor (&srpt_data_desc.ext_tbl) for srpt_fetch_table().
  *
  * Return: 0, or -EINVAL for a malformed or unsupported IU.
  */
@@ -1071,12 +1073,20 @@ static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
 		if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
 			return -EINVAL;
 		n = tbl_len / sizeof(struct srp_direct_buf);
-		/* The whole table must be inside the IU, as must @cnt. */
-		if ((u64)n * sizeof(struct srp_direct_buf) > room - sizeof(*ib) ||
-		    (u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
+		/* The @cnt entries of the partial table are inside the IU. */
+		if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
 			return -EINVAL;
 		if (n < cnt)
 			return -EINVAL;
+		if (n > cnt) {
+			/* The whole table is in initiator memory. */
+			if (n > SRPT_MAX_EXT_DESCS)
+				return -EINVAL;
+			d->nbufs = n;
+			d->ext_tbl = &ib->table_desc;
+			d->data_len = be32_to_cpu(ib->len);
+			return 0;
+		}
 		for (i = 0; i < n; i++)
 			sum += be32_to_cpu(ib->desc_list[i].len);
 		if (sum != be32_to_cpu(ib->len))
@@ -1303,7 +1313,7 @@ static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
 			kfree(ctx->sg);
 	}
 	if (ioctx->rw_ctxs != &ioctx->s_rw_ctx)
-		kfree(ioctx->rw_ctxs);
+		kvfree(ioctx->rw_ctxs);
 	ioctx->rw_ctxs = NULL;
 	ioctx->n_rw_ctx = 0;
 }
@@ -1380,7 +1390,7 @@ static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
 	if (ioctx->n_rbufs <= 1) {
 		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
 	} else {
-		ioctx->rw_ctxs = kcalloc(ioctx->n_rbufs, sizeof(*ioctx->rw_ctxs),
+		ioctx->rw_ctxs = kvcalloc(ioctx->n_rbufs, sizeof(*ioctx->rw_ctxs),
 					 GFP_KERNEL);
 		if (!ioctx->rw_ctxs)
 			return -ENOMEM;
@@ -1864,6 +1874,194 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_submit_cmd() - hand a checked SRP_CMD with remote buffers to the
+ * target core.
+ * @ioctx: command; its IU is still in &srpt_send_ioctx.recv_ioctx.
+ */
+static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
+	struct srp_cmd *srp_cmd = recv->ioctx.buf + recv->ioctx.offset;
+
+	if (target_submit_prep(&ioctx->cmd, srp_cmd->cdb, NULL, 0, NULL, 0,
+			       NULL, 0, GFP_KERNEL))
+		return;
+	srpt_target_submit(&ioctx->cmd);
+}
+
+/**
+ * srpt_fail_cmd() - answer a command the target core has not seen yet
+ * with CHECK CONDITION.
+ * @ioctx: command, initialized with target_init_cmd().
+ * @reason: sense reason.
+ */
+static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
+			  sense_reason_t reason)
+{
+	atomic64_inc(&ioctx->ch->stats.bad_ius);
+	transport_send_check_condition_and_sense(&ioctx->cmd, reason, 0);
+	target_put_sess_cmd(&ioctx->cmd);
+}
+
+/**
+ * srpt_check_ext_table() - validate a fetched descriptor table.
+ * @tbl: the table.
+ * @n: entries.
+ * @len: data length the indirect descriptor announced.
+ *
+ * Return: 0 if the entries add up to @len, else -EINVAL.
+ */
+static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
+				u64 len)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += be32_to_cpu(tbl[i].len);
+	return sum == len ? 0 : -EINVAL;
+}
+
+/**
+ * srpt_table_ctx_destroy() - release the RDMA context of a table fetch.
+ * @ioctx: command in state TABLE.
+ */
+static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+
+	rdma_rw_ctx_destroy(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+			    &ioctx->ext_sg, 1, DMA_FROM_DEVICE);
+	atomic_dec(&ch->tbl_fetches);
+}
+
+/**
+ * srpt_table_fail() - end a command whose table could not be fetched.
+ * @ioctx: command in state TABLE, its fetch context released.
+ */
+static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
+{
+	srpt_set_cmd_state(ioctx, SRPT_STATE_NEW);
+	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
+}
+
+/**
+ * srpt_table_done() - the RDMA READ of a descriptor table completed.
+ * @cq: completion queue.
+ * @wc: work completion.
+ *
+ * A table that adds up is used like one inside the IU; one that does not
+ * fails the command. A failed READ (an rkey that faults) leaves the QP in
+ * error: the channel closes.
+ */
+static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
+	u32 n = ioctx->n_rdma;
+
+	ioctx->n_rdma = 0;
+	srpt_table_ctx_destroy(ioctx);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			srpt_ch_info_ratelimited(ch, "fetching the descriptor table of tag %#llx failed: %s\n",
+						 ioctx->tag,
+						 ib_wc_status_msg(wc->status));
+			srpt_close_ch_async(ch);
+		}
+		srpt_table_fail(ioctx);
+	} else if (srpt_check_ext_table(ioctx->ext_tbl, ioctx->n_rbufs,
+					ioctx->cmd.data_length)) {
+		srpt_ch_info_ratelimited(ch, "descriptor table of tag %#llx does not add up to %u bytes\n",
+					 ioctx->tag, ioctx->cmd.data_length);
+		srpt_table_fail(ioctx);
+	} else {
+		ioctx->rbufs = ioctx->ext_tbl;
+		srpt_set_cmd_state(ioctx, SRPT_STATE_NEW);
+		srpt_submit_cmd(ioctx);
+	}
+	srpt_sq_release(ch, n);
+}
+
+/**
+ * srpt_post_table_read() - post the RDMA READ of a descriptor table.
+ * @ioctx: command in state TABLE, its send queue space reserved.
+ */
+static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct ib_send_wr *first;
+
+	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		ioctx->n_rdma = 0;
+		srpt_table_ctx_destroy(ioctx);
+		srpt_table_fail(ioctx);
+		return;
+	}
+	ioctx->rdma_cqe.done = srpt_table_done;
+	first = rdma_rw_ctx_wrs(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+				&ioctx->rdma_cqe, NULL);
+	if (unlikely(ib_post_send(ch->qp, first, NULL))) {
+		srpt_ch_err_ratelimited(ch, "posting the table fetch of tag %#llx failed\n",
+					ioctx->tag);
+		srpt_post_failed(ioctx);
+	}
+}
+
+/**
+ * srpt_fetch_table() - fetch a descriptor table from initiator memory.
+ * @ioctx: command, initialized with target_init_cmd().
+ * @td: the table's descriptor (address, rkey, length).
+ * @n: its entries, at most SRPT_MAX_EXT_DESCS.
+ *
+ * The command reaches the target core once the table is here
+ * (srpt_table_done()). At most SRPT_MAX_TBL_FETCHES run per channel; a
+ * command beyond them is answered BUSY, which the initiator retries.
+ */
+static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
+			     const struct srp_direct_buf *td, u32 n)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	u32 len = n * sizeof(*td);
+	int ret;
+
+	if (atomic_inc_return(&ch->tbl_fetches) > SRPT_MAX_TBL_FETCHES)
+		goto busy;
+	ioctx->ext_tbl = kmalloc(len, GFP_KERNEL);
+	if (!ioctx->ext_tbl)
+		goto busy;
+	ioctx->n_rbufs = n;
+	sg_init_one(&ioctx->ext_sg, ioctx->ext_tbl, len);
+	ret = rdma_rw_ctx_init(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+			       &ioctx->ext_sg, 1, 0, be64_to_cpu(td->va),
+			       be32_to_cpu(td->key), DMA_FROM_DEVICE);
+	if (ret < 0)
+		goto busy;
+	ioctx->n_rdma = ret;
+	srpt_set_cmd_state(ioctx, SRPT_STATE_TABLE);
+	switch (srpt_sq_reserve(ch, ioctx)) {
+	case SRPT_SQ_RESERVED:
+		srpt_post_table_read(ioctx);
+		return;
+	case SRPT_SQ_WAITING:
+		return;
+	case SRPT_SQ_TOO_BIG:
+		ioctx->n_rdma = 0;
+		srpt_table_ctx_destroy(ioctx);
+		srpt_table_fail(ioctx);
+		return;
+	}
+	return;
+
+busy:
+	atomic_dec(&ch->tbl_fetches);
+	target_send_busy(&ioctx->cmd);
+	target_put_sess_cmd(&ioctx->cmd);
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD.
  * @ch: channel.
  * @recv: receive buffer holding the IU; the command keeps it until its
@@ -1920,6 +2118,10 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		transport_send_check_condition_and_sense(cmd, TCM_INVALID_FIELD_IN_COMMAND_IU,
 							 0);
 		target_put_sess_cmd(cmd);
+		return;
+	}
+	if (d.ext_tbl) {
+		srpt_fetch_table(ioctx, d.ext_tbl, d.nbufs);
 		return;
 	}
 
@@ -2408,7 +2610,9 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
  */
 static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 {
-	if (ioctx->state == SRPT_STATE_NEED_DATA)
+	if (ioctx->state == SRPT_STATE_TABLE)
+		srpt_post_table_read(ioctx);
+	else if (ioctx->state == SRPT_STATE_NEED_DATA)
 		srpt_post_read(ioctx);
 	else
 		srpt_post_response(ioctx);
@@ -2422,6 +2626,11 @@ static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
 {
 	ioctx->n_rdma = 0;
+	if (ioctx->state == SRPT_STATE_TABLE) {
+		srpt_table_ctx_destroy(ioctx);
+		srpt_table_fail(ioctx);
+		return;
+	}
 	srpt_free_rw_ctxs(ioctx->ch, ioctx);
 	if (ioctx->state == SRPT_STATE_NEED_DATA)
 		srpt_abort_cmd(ioctx);
@@ -2643,6 +2852,8 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 
 	if (ioctx->n_rw_ctx)
 		srpt_free_rw_ctxs(ch, ioctx);
+	kfree(ioctx->ext_tbl);
+	ioctx->ext_tbl = NULL;
 	if (ioctx->recv_ioctx) {
 		srpt_credit_return(ch);
 		srpt_release_recv(ioctx);

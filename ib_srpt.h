@@ -200,6 +200,13 @@ enum {
 	/* Fixed-format sense data without additional bytes. */
 	SRPT_FIXED_SENSE_LEN	= 18,
 	SRPT_IMM_DATA_OFFSET_MIN = sizeof(struct srp_cmd) + sizeof(struct srp_imm_buf),
+	/*
+	 * Descriptor tables in initiator memory: entries per table (the
+	 * Linux initiator's largest indirect_sg_entries) and fetches in
+	 * flight per channel; a command beyond the latter gets BUSY.
+	 */
+	SRPT_MAX_EXT_DESCS	= 2048,
+	SRPT_MAX_TBL_FETCHES	= 16,
 };
 
 /* SRP_T_LOGOUT reason codes (SRP r16a). */
@@ -222,6 +229,8 @@ enum {
  * @SRPT_STATE_MGMT: task management function being processed.
  * @SRPT_STATE_MGMT_RSP_SENT: task management response posted.
  * @SRPT_STATE_DONE: completed or aborted; the I/O context may be reused.
+ * @SRPT_STATE_TABLE: fetching its descriptor table from initiator memory,
+ *		      not yet handed to the target core.
  */
 enum srpt_command_state {
 	SRPT_STATE_NEW		 = 0,
@@ -231,6 +240,7 @@ enum srpt_command_state {
 	SRPT_STATE_MGMT		 = 4,
 	SRPT_STATE_MGMT_RSP_SENT = 5,
 	SRPT_STATE_DONE		 = 6,
+	SRPT_STATE_TABLE	 = 7,
 };
 
 /**
@@ -301,6 +311,9 @@ struct srpt_rw_ctx {
  * @sq_wait: on &srpt_rdma_ch.sq_wait_list while the transfer waits for
  *	     send queue space, on &srpt_rdma_ch.post_failed_list after a
  *	     failed post.
+ * @ext_tbl: descriptor table fetched from initiator memory, or NULL.
+ * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @s_rw_ctx
+ *	    before the data transfer does.
  * @sense_data: sense buffer handed to LIO.
  */
 struct srpt_send_ioctx {
@@ -324,6 +337,8 @@ struct srpt_send_ioctx {
 	bool			imm_copy;
 	s32			rsp_credits;
 	struct list_head	sq_wait;
+	struct srp_direct_buf	*ext_tbl;
+	struct scatterlist	ext_sg;
 	u8			sense_data[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -411,6 +426,7 @@ enum rdma_ch_state {
  * @logout_work: closes the channel if its SRP_T_LOGOUT does not complete.
  * @iu_work: replays @cmd_wait_list.
  * @close_work: closes the channel from contexts that cannot (QP events).
+ * @tbl_fetches: descriptor table fetches in flight.
  * @login_done: the login callback is done with the channel; release waits
  *		for it, so a channel closed during its login is freed once.
  * @sess: LIO session.
@@ -467,6 +483,7 @@ struct srpt_rdma_ch {
 	struct work_struct	iu_work;
 	struct work_struct	close_work;
 	struct completion	login_done;
+	atomic_t		tbl_fetches;
 	u32			sq_rdma_wrs;
 	u32			max_data_len;
 	struct se_session	*sess;

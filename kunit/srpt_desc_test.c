@@ -87,6 +87,8 @@ static int srpt_test_desc_tbl(struct srp_cmd *cmd, u32 iu_len, u16 imm_off,
 	ret = srpt_get_desc_tbl((struct srp_cmd *)copy, iu_len, imm_off, d);
 	if (ret == 0 && d->bufs)
 		d->bufs = (const void *)((u8 *)cmd + ((const u8 *)d->bufs - copy));
+	if (ret == 0 && d->ext_tbl)
+		d->ext_tbl = (const void *)((u8 *)cmd + ((const u8 *)d->ext_tbl - copy));
 	kfree(copy);
 	return ret;
 }
@@ -313,20 +315,67 @@ static void srpt_desc_indirect_table_len_zero(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 100, 0, &d), -EINVAL);
 }
 
-/* A table that continues in initiator memory (allow_ext_sg) is refused. */
+/*
+ * A table that continues in initiator memory (allow_ext_sg): its
+ * descriptor is handed over for the fetch, nothing beyond the IU is read.
+ */
 static void srpt_desc_indirect_table_outside_iu(struct kunit *test)
 {
 	static const u32 lens[] = { 4096, 4096 };
 	struct srp_cmd *cmd = srpt_test_cmd(test, SRPT_FMT(0, SRP_DATA_DESC_INDIRECT),
 					    0, 2, 0);
+	struct srp_indirect_buf *ib;
 	struct srpt_data_desc d;
 
-	/* 64 entries (32 KiB of data) announced, two present in the IU. */
-	srpt_test_put_indirect(cmd, 64 * 16, 64 * 4096, lens, 2);
-	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 100, 0, &d), -EINVAL);
+	/* 64 entries (256 KiB of data) announced, two present in the IU. */
+	ib = srpt_test_put_indirect(cmd, 64 * 16, 64 * 4096, lens, 2);
+	srpt_test_poison_desc(&d);
+	KUNIT_ASSERT_EQ(test, srpt_test_desc_tbl(cmd, 100, 0, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, d.fmt, SRP_DATA_DESC_INDIRECT);
+	KUNIT_EXPECT_EQ(test, d.nbufs, 64U);
+	KUNIT_EXPECT_EQ(test, d.data_len, 64ULL * 4096);
+	KUNIT_EXPECT_PTR_EQ(test, d.bufs, (const struct srp_direct_buf *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, d.ext_tbl,
+			    (const struct srp_direct_buf *)&ib->table_desc);
+	/* The partial table must still be inside the IU. */
+	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 99, 0, &d), -EINVAL);
 	/* A table length for which 68 + length wraps around in 32 bits. */
 	srpt_test_put_indirect(cmd, 0xfffffff0, 8192, lens, 2);
 	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 100, 0, &d), -EINVAL);
+}
+
+/* External tables are bounded: SRPT_MAX_EXT_DESCS entries. */
+static void srpt_desc_indirect_ext_table_limit(struct kunit *test)
+{
+	static const u32 lens[] = { 4096 };
+	struct srp_cmd *cmd = srpt_test_cmd(test, SRPT_FMT(SRP_DATA_DESC_INDIRECT, 0),
+					    1, 0, 0);
+	struct srpt_data_desc d;
+
+	srpt_test_put_indirect(cmd, SRPT_MAX_EXT_DESCS * 16, SZ_8M, lens, 1);
+	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 84, 0, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.nbufs, (u32)SRPT_MAX_EXT_DESCS);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_TO_DEVICE);
+	srpt_test_put_indirect(cmd, (SRPT_MAX_EXT_DESCS + 1) * 16, SZ_8M, lens, 1);
+	KUNIT_EXPECT_EQ(test, srpt_test_desc_tbl(cmd, 84, 0, &d), -EINVAL);
+}
+
+/* A fetched table is used only if its entries add up to the total. */
+static void srpt_desc_ext_table_sum(struct kunit *test)
+{
+	struct srp_direct_buf *t = kunit_kcalloc(test, 3, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	srpt_test_put_direct(&t[0], 0x1000, 1, 4096);
+	srpt_test_put_direct(&t[1], 0x9000, 1, 512);
+	srpt_test_put_direct(&t[2], 0x20000, 1, 0xffffffff);
+	KUNIT_EXPECT_EQ(test, srpt_check_ext_table(t, 2, 4608), 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_ext_table(t, 2, 4607), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_check_ext_table(t, 2, 4609), -EINVAL);
+	/* 64-bit sum: 4608 + 0xffffffff does not wrap to a small total. */
+	KUNIT_EXPECT_EQ(test, srpt_check_ext_table(t, 3, 4607), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_check_ext_table(t, 3, 4608ULL + 0xffffffff), 0);
 }
 
 /* The table must hold at least desc_cnt entries of the active direction. */
@@ -559,6 +608,8 @@ static struct kunit_case srpt_desc_cases[] = {
 	KUNIT_CASE(srpt_desc_indirect_table_len_not_multiple),
 	KUNIT_CASE(srpt_desc_indirect_table_len_zero),
 	KUNIT_CASE(srpt_desc_indirect_table_outside_iu),
+	KUNIT_CASE(srpt_desc_indirect_ext_table_limit),
+	KUNIT_CASE(srpt_desc_ext_table_sum),
 	KUNIT_CASE(srpt_desc_indirect_desc_cnt_exceeds_table),
 	KUNIT_CASE(srpt_desc_indirect_total_mismatch),
 	KUNIT_CASE(srpt_desc_indirect_total_overflow),
