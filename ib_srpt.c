@@ -1391,7 +1391,7 @@ static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
 		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
 	} else {
 		ioctx->rw_ctxs = kvcalloc(ioctx->n_rbufs, sizeof(*ioctx->rw_ctxs),
-					 GFP_KERNEL);
+					  GFP_KERNEL);
 		if (!ioctx->rw_ctxs)
 			return -ENOMEM;
 	}
@@ -1977,6 +1977,7 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 					 ioctx->tag, ioctx->cmd.data_length);
 		srpt_table_fail(ioctx);
 	} else {
+		atomic64_inc(&ch->stats.ext_tables);
 		ioctx->rbufs = ioctx->ext_tbl;
 		srpt_set_cmd_state(ioctx, SRPT_STATE_NEW);
 		srpt_submit_cmd(ioctx);
@@ -3620,12 +3621,13 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_destroy_ch_ib(ch);
 	srpt_free_ch_rings(ch);
 
-	srpt_ch_info(ch, "released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs\n",
+	srpt_ch_info(ch, "released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs, %lld remote descriptor tables\n",
 		     atomic64_read(&ch->stats.cmds),
 		     atomic64_read(&ch->stats.tmfs),
 		     atomic64_read(&ch->stats.bytes_in),
 		     atomic64_read(&ch->stats.bytes_out),
-		     atomic64_read(&ch->stats.bad_ius));
+		     atomic64_read(&ch->stats.bad_ius),
+		     atomic64_read(&ch->stats.ext_tables));
 	atomic_dec(&sport->refcount);
 	wake_up(&sport->freed_channels);
 	srpt_sdev_put(sdev);

@@ -350,6 +350,7 @@ struct srpt_send_ioctx {
  * @bytes_out: data-in bytes (target to initiator).
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
  *	     unknown opcode or beyond the credits granted.
+ * @ext_tables: descriptor tables fetched from initiator memory.
  */
 struct srpt_ch_stats {
 	atomic64_t	cmds;
@@ -357,6 +358,7 @@ struct srpt_ch_stats {
 	atomic64_t	bytes_in;
 	atomic64_t	bytes_out;
 	atomic64_t	bad_ius;
+	atomic64_t	ext_tables;
 };
 
 /**
