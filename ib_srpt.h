@@ -87,6 +87,9 @@ struct ib_dm_mad {
 	u8 data[IB_MGMT_DEVICE_DATA];
 };
 
+static_assert(sizeof(struct ib_dm_mad) == 256);
+static_assert(offsetof(struct ib_dm_mad, data) == 64);
+
 /**
  * struct ib_dm_iou_info - IOUnitInfo attribute.
  * @change_id: bumped when the controller list changes.
@@ -100,6 +103,8 @@ struct ib_dm_iou_info {
 	u8 op_rom;
 	u8 controller_list[128];
 };
+
+static_assert(sizeof(struct ib_dm_iou_info) == 132);
 
 /**
  * struct ib_dm_ioc_profile - IOControllerProfile attribute (128 bytes).
@@ -153,6 +158,8 @@ struct ib_dm_ioc_profile {
 	u8 id_string[64];
 };
 
+static_assert(sizeof(struct ib_dm_ioc_profile) == 128);
+
 /**
  * struct ib_dm_svc_entry - one ServiceEntries record.
  * @name: "SRP.T10:" followed by 16 hex digits of the id_ext.
@@ -163,6 +170,8 @@ struct ib_dm_svc_entry {
 	__be64 id;
 };
 
+static_assert(sizeof(struct ib_dm_svc_entry) == 48);
+
 /**
  * struct ib_dm_svc_entries - ServiceEntries attribute.
  * @service_entries: up to four entries.
@@ -170,6 +179,8 @@ struct ib_dm_svc_entry {
 struct ib_dm_svc_entries {
 	struct ib_dm_svc_entry service_entries[SRPT_MAX_SVC_ENTRIES];
 };
+
+static_assert(sizeof(struct ib_dm_svc_entries) == 192);
 
 enum {
 	/* Smallest IU the initiator may send: an SRP_CMD with one descriptor. */
@@ -208,6 +219,19 @@ enum {
 	SRPT_MAX_EXT_DESCS	= 2048,
 	SRPT_MAX_TBL_FETCHES	= 16,
 };
+
+/* SRP IU layouts from <scsi/srp.h> that the wire format fixes (SRP r16a). */
+static_assert(sizeof(struct srp_login_req) == 64);
+static_assert(sizeof(struct srp_login_rsp) == 52);
+static_assert(sizeof(struct srp_login_rej) == 32);
+static_assert(sizeof(struct srp_cmd) == 48);
+static_assert(sizeof(struct srp_rsp) == 36);
+static_assert(sizeof(struct srp_tsk_mgmt) == 48);
+static_assert(sizeof(struct srp_t_logout) == 16);
+static_assert(sizeof(struct srp_cred_req) == 16);
+static_assert(sizeof(struct srp_cred_rsp) == 16);
+static_assert(sizeof(struct srp_direct_buf) == 16);
+static_assert(sizeof(struct srp_indirect_buf) == 20);
 
 /* SRP_T_LOGOUT reason codes (SRP r16a). */
 enum {

@@ -4,11 +4,6 @@
  * SRP-2 immediate data). IUs are built byte by byte in a buffer.
  */
 
-static_assert(sizeof(struct srp_cmd) == 48);
-static_assert(sizeof(struct srp_direct_buf) == 16);
-static_assert(sizeof(struct srp_indirect_buf) == 20);
-static_assert(sizeof(struct srp_imm_buf) == 4);
-
 #define SRPT_TEST_IU_SIZE	9216
 
 /* Data-out format in the high nibble, data-in format in the low nibble. */

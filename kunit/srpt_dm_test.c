@@ -6,11 +6,6 @@
  * Byte offsets are checked against the wire layout, not only the structs.
  */
 
-static_assert(sizeof(struct ib_dm_mad) == 256);
-static_assert(sizeof(struct ib_dm_ioc_profile) == 128);
-static_assert(sizeof(struct ib_dm_svc_entry) == 48);
-static_assert(offsetof(struct ib_dm_mad, data) == 64);
-
 #define SRPT_TEST_GUID		0x0002c90300a1b2c3ULL
 #define SRPT_TEST_MAX_REQ_SIZE	4200
 

@@ -4,10 +4,6 @@
  * srpt_fill_login_rsp(), srpt_fill_login_rej(), srpt_multichan_rsp_flags().
  */
 
-static_assert(sizeof(struct srp_login_req) == 64);
-static_assert(sizeof(struct srp_login_rsp) == 52);
-static_assert(sizeof(struct srp_login_rej) == 32);
-
 static const u8 srpt_test_tport[16] = {
 	0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
 	0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,

@@ -4,8 +4,6 @@
  * mappings of SRP task management functions and task attributes to LIO.
  */
 
-static_assert(sizeof(struct srp_rsp) == 36);
-
 #define SRPT_TEST_RSP_BUF	512
 #define SRPT_TEST_REQ_LIM	10
 
