@@ -2218,13 +2218,22 @@ static void sq_restore(void)
 		unlink("/tmp/hostile.srp_sq_size.orig");
 }
 
-/* READs of 1 MiB with every credit but `keep`, all into our buffer. */
+/*
+ * READs with every credit but `keep`: every fourth 1 MiB (16 RDMA WRITE
+ * work requests and the SEND at 16 SGEs per request), the others 4 KiB
+ * (one RDMA WRITE and the SEND), so that the small ones fill the send
+ * queue to the brim around the big ones. All land in our buffer.
+ */
 static int fill_reads(struct conn *c, uint64_t tag0, int keep, int *n)
 {
 	*n = 0;
 	while (c->credits > keep) {
-		if (send_read10(c, tag0 + *n, (*n * 2048) % 30720, 2048, 0))
-			return fail("could not post READ %d: %s", *n, conn_state(c));
+		int k = *n;
+		int r = k % 4 ? send_read10(c, tag0 + k, (k * 8) % 32768, 8, (k % 256) * 4096u) :
+				send_read10(c, tag0 + k, (k * 2048) % 30720, 2048, 0);
+
+		if (r)
+			return fail("could not post READ %d: %s", k, conn_state(c));
 		(*n)++;
 	}
 	return 0;
@@ -2284,37 +2293,71 @@ static int case_sq_full_tmf_badcmd(void)
 	qpn = c.qp->qp_num;
 	b = calloc(1, sizeof(*b));
 
-	/* Phase 1: reads everywhere, then a TMF and bad commands behind them. */
-	if (fill_reads(&c, 0x40000, 4, &nreads))
-		goto out;
-	for (i = 0; i < nreads && n < NR; i++) {
-		tags[n] = 0x40000 + i;
-		names[n++] = "1 MiB READ";
-	}
-	send_tmf(&c, 0x50001, opt_lun, TMF_ABORT_TASK, 0xdeadbeef);
-	tags[n] = 0x50001;
-	names[n++] = "ABORT TASK (unknown tag)";
-	send_tmf(&c, 0x50002, 7, TMF_LUN_RESET, 0);
-	tags[n] = 0x50002;
-	names[n++] = "LOGICAL UNIT RESET of unmapped LUN 7";
-	{
-		uint8_t cdb[16];
-		size_t k;
-		struct srp_direct_buf d = dbuf_desc(&c, 0, 512);
+	/*
+	 * Phase 1: groups of 12 READs (see fill_reads()), each followed by a
+	 * TMF or a bad command, so that some of those find the send queue
+	 * full; the rest of the credits as READs too.
+	 */
+	nreads = 0;
+	for (int g = 0; c.credits > 13 + 4 && n < NR - 16; g++) {
+		int k;
 
-		cdb_rw10(cdb, 0x28, 0, 1);
-		k = build_cmd(b->iu, 0x50003, 7, cdb, 10);
-		b->iu[5] = FMT_DIRECT;
-		memcpy(b->iu + k, &d, sizeof(d));
-		post_send_raw(&c, b->iu, k + sizeof(d));
-		tags[n] = 0x50003;
-		names[n++] = "READ(10) to unmapped LUN 7";
+		for (k = 0; k < 12; k++, nreads++) {
+			int rr = nreads % 6 ?
+				 send_read10(&c, 0x40000 + nreads, (nreads * 8) % 32768, 8,
+					     (nreads % 256) * 4096u) :
+				 send_read10(&c, 0x40000 + nreads, (nreads * 2048) % 30720, 2048, 0);
+
+			if (rr) {
+				fail("could not post READ %d: %s", nreads, conn_state(&c));
+				goto out;
+			}
+			tags[n] = 0x40000 + nreads;
+			names[n++] = nreads % 6 ? "4 KiB READ" : "1 MiB READ";
+		}
+		tags[n] = 0x50000 + 16 * g + g % 4;
+		switch (g % 4) {
+		case 0:
+			send_tmf(&c, tags[n], opt_lun, TMF_ABORT_TASK, 0xdead0000 + g);
+			names[n++] = "ABORT TASK (unknown tag)";
+			break;
+		case 1: {
+			uint8_t cdb[16];
+			size_t k2;
+			struct srp_direct_buf d = dbuf_desc(&c, 0, 512);
+
+			cdb_rw10(cdb, 0x28, 0, 1);
+			k2 = build_cmd(b->iu, tags[n], 7, cdb, 10);
+			b->iu[5] = FMT_DIRECT;
+			memcpy(b->iu + k2, &d, sizeof(d));
+			post_send_raw(&c, b->iu, k2 + sizeof(d));
+			names[n++] = "READ(10) to unmapped LUN 7";
+			break;
+		}
+		case 2:
+			bad_total_overflow(&c, b, tags[n]);
+			post_send_raw(&c, b->iu, b->len);
+			names[n++] = "READ(10) with a malformed indirect descriptor";
+			break;
+		case 3:
+			send_tmf(&c, tags[n], 7, TMF_LUN_RESET, 0);
+			names[n++] = "LOGICAL UNIT RESET of unmapped LUN 7";
+			break;
+		}
 	}
-	bad_total_overflow(&c, b, 0x50004);
-	post_send_raw(&c, b->iu, b->len);
-	tags[n] = 0x50004;
-	names[n++] = "READ(10) with a malformed indirect descriptor";
-	info("phase 1: %d READs of 1 MiB, ABORT TASK, LUN RESET (LUN 7), 2 bad commands", nreads);
+	{
+		int more;
+
+		if (fill_reads(&c, 0x48000, 0, &more))
+			goto out;
+		for (i = 0; i < more && n < NR + 8; i++) {
+			tags[n] = 0x48000 + i;
+			names[n++] = i % 4 ? "4 KiB READ" : "1 MiB READ";
+		}
+		nreads += more;
+	}
+	info("phase 1: %d READs (1 MiB and 4 KiB), %d TMFs and bad commands among them",
+	     nreads, n - nreads);
 	missing = wait_all(&c, tags, n, 60000);
 	if (missing) {
 		for (i = 0; i < n && count_rsp(&c, tags[i]); i++)
@@ -2346,18 +2389,27 @@ static int case_sq_full_tmf_badcmd(void)
 					 (unsigned long long)tags[i], s);
 			continue;
 		}
-		info("%s: %s", names[i], s);
-		if (tags[i] <= 0x50002 && !(ri.flags & RSP_FLAG_RSPVALID))
-			r = fail("%s: expected a TMF response (RSPVALID), got %s", names[i], s);
-		if (tags[i] == 0x50001 && ri.resp_code != TMF_RSP_COMPLETE)
-			r = fail("%s: expected FUNCTION COMPLETE, got %s", names[i], s);
-		if (tags[i] >= 0x50003 && (ri.status != SAM_CHECK_CONDITION ||
-					    ri.sense_key != SENSE_ILLEGAL_REQUEST))
-			r = fail("%s: expected CHECK CONDITION, ILLEGAL REQUEST, got %s",
-				 names[i], s);
+		dbg("%s: %s", names[i], s);
+		switch (tags[i] & 3) {
+		case 0:		/* ABORT TASK */
+		case 3:		/* LUN RESET, LUN 7 */
+			if (!(ri.flags & RSP_FLAG_RSPVALID))
+				r = fail("%s: expected a TMF response (RSPVALID), got %s",
+					 names[i], s);
+			else if ((tags[i] & 3) == 0 && ri.resp_code != TMF_RSP_COMPLETE)
+				r = fail("%s: expected FUNCTION COMPLETE, got %s", names[i], s);
+			break;
+		default:	/* bad commands */
+			if (ri.status != SAM_CHECK_CONDITION ||
+			    ri.sense_key != SENSE_ILLEGAL_REQUEST)
+				r = fail("%s: expected CHECK CONDITION, ILLEGAL REQUEST, got %s",
+					 names[i], s);
+			break;
+		}
 	}
 	if (r)
 		goto out;
+	info("phase 1: all %d IUs answered once, as expected", n);
 
 	/* Phase 2: reads everywhere again, then a LOGICAL UNIT RESET of LUN 0. */
 	{
