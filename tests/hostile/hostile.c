@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -124,7 +125,8 @@ struct conn {
 	int snext, sout;	/* next send slot, sends in flight */
 	bool established, disconnected, broken, rejected;
 	char broken_why[128];
-	int credits;
+	int credits;		/* request limit we hold (see post_send_raw) */
+	int credits_peak;	/* highest value credits reached after a response */
 	uint32_t max_it, max_ti;
 	uint8_t rsp_flags;
 	struct rx *rxq;
@@ -138,7 +140,7 @@ struct login_opts {
 	uint16_t imm_off;
 	uint16_t buf_fmt;
 	const uint8_t *tport;	/* NULL: the real one */
-	int pdata_len;		/* 0: full 56 bytes */
+	int pdata_len;		/* 0: full 56 bytes, < 0: none */
 	int nrecv, nsend;	/* 0: defaults */
 	bool no_wait;		/* return right after rdma_connect() */
 };
@@ -247,8 +249,11 @@ static void rx_store(struct conn *c, const uint8_t *d, uint32_t len)
 /* A received IU: credit bookkeeping, answer target-initiated requests. */
 static void handle_iu(struct conn *c, const uint8_t *d, uint32_t len)
 {
-	if (len >= 8 && (d[0] == SRP_RSP || d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ))
+	if (len >= 8 && (d[0] == SRP_RSP || d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ)) {
 		c->credits += be32toh(*(const uint32_t *)(d + 4));
+		if (c->credits > c->credits_peak)
+			c->credits_peak = c->credits;
+	}
 	if (len >= 16 && (d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ)) {
 		struct srp_short_rsp r = { .opcode = d[0] == SRP_CRED_REQ ?
 					   SRP_CRED_RSP : SRP_AER_RSP };
@@ -354,9 +359,26 @@ static int pump(struct conn *c, int timeout_ms)
 	}
 }
 
+/*
+ * Does this IU take a request-limit credit? Only SRP_CMD and SRP_TSK_MGMT
+ * do (SRP r16a, 5.5.2), also when malformed or too short: the target gives
+ * that credit back with a later response. SRP_CRED_RSP and SRP_AER_RSP
+ * answer a target request and hold no credit (the Linux initiator sends
+ * them without one); SRP_I_LOGOUT ends the channel; IUs a target does not
+ * know (and empty ones) are no request at all. None of those consumes a
+ * credit, so the target must not give one back for them either.
+ */
+static bool iu_takes_credit(const void *iu, uint32_t len)
+{
+	const uint8_t *d = iu;
+
+	return len >= 1 && (d[0] == SRP_CMD || d[0] == SRP_TSK_MGMT);
+}
+
 static int post_send_raw(struct conn *c, const void *iu, uint32_t len)
 {
 	uint64_t end = now_ms() + 10000;
+	bool credit = iu_takes_credit(iu, len);
 
 	if (len > SSLOT)
 		len = SSLOT;
@@ -382,7 +404,8 @@ static int post_send_raw(struct conn *c, const void *iu, uint32_t len)
 	if (ibv_post_send(c->qp, &wr, &bad))
 		return -1;
 	c->sout++;
-	c->credits--;
+	if (credit)
+		c->credits--;
 	return 0;
 }
 
@@ -540,7 +563,8 @@ static int conn_open(struct conn *c, const struct login_opts *o, uint32_t *rej)
 	memcpy(req.target_port_id, o->tport ? o->tport : opt_tport, 16);
 	struct rdma_conn_param cp = {
 		.private_data = &req,
-		.private_data_len = o->pdata_len ? (uint8_t)o->pdata_len : (uint8_t)sizeof(req),
+		.private_data_len = o->pdata_len < 0 ? 0 : o->pdata_len ? (uint8_t)o->pdata_len :
+				    (uint8_t)sizeof(req),
 		.responder_resources = da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16,
 		.initiator_depth = da.max_qp_init_rd_atom < 16 ? da.max_qp_init_rd_atom : 16,
 		.retry_count = 7,
@@ -569,6 +593,7 @@ static int conn_open(struct conn *c, const struct login_opts *o, uint32_t *rej)
 			return fail("login accepted with opcode 0x%02x", rsp.opcode), -1;
 		c->established = true;
 		c->credits = be32toh(rsp.req_lim_delta);
+		c->credits_peak = c->credits;
 		c->max_it = be32toh(rsp.max_it_iu_len);
 		c->max_ti = be32toh(rsp.max_ti_iu_len);
 		c->rsp_flags = rsp.rsp_flags;
@@ -1346,13 +1371,14 @@ static int case_cmd_imm_good(void)
 static int junk_case(const void *iu, size_t len)
 {
 	struct conn c;
-	int r, i, other = 0;
+	int r, i, other = 0, granted;
 	char seen[256] = "";
 
 	if (login_ok(&c, NULL)) {
 		conn_free(&c);
 		return 1;
 	}
+	granted = c.credits;
 	if (post_send_raw(&c, iu, len))
 		r = fail("could not post the IU");
 	else
@@ -1376,6 +1402,15 @@ static int junk_case(const void *iu, size_t len)
 		if (other)
 			r = fail("expected the IU to be ignored, target answered:%s", seen);
 	}
+	/*
+	 * Only an SRP_CMD or SRP_TSK_MGMT (even a short one) takes a credit,
+	 * and the target gives a dropped one back with a later response; for
+	 * anything else it must give nothing back (see iu_takes_credit()).
+	 */
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d after the %s IU and an answered INQUIRY",
+			 granted, c.credits, iu_takes_credit(iu, len) ? "credit-taking" :
+			 "credit-free");
 	conn_close(&c);
 	return r;
 }
@@ -1933,11 +1968,820 @@ static int case_io_flakey_lun(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* correct under pressure (issue 10) */
+
+/*
+ * Target-side state the cases look at: configfs of the hostile ACL's TPG,
+ * and the target's QP of a connection in `rdma resource show qp`.
+ */
+#define CFS_SRPT "/sys/kernel/config/target/srpt"
+
+/* The TPG directory that holds our ACL (0x + initiator port ID). */
+static int find_tpg_dir(char *out, size_t n)
+{
+	char pat[256], *p;
+	glob_t g;
+	int i, r;
+
+	r = snprintf(pat, sizeof(pat), CFS_SRPT "/*/*/acls/0x");
+	for (i = 0; i < 16; i++)
+		r += snprintf(pat + r, sizeof(pat) - r, "%02x", opt_iport[i]);
+	if (glob(pat, 0, NULL, &g) || g.gl_pathc < 1)
+		return fail("no ACL %s in configfs", pat);
+	snprintf(out, n, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	p = strrchr(out, '/');		/* .../<tpg>/acls/0x... */
+	*p = 0;
+	p = strrchr(out, '/');		/* .../<tpg>/acls */
+	*p = 0;
+	return 0;
+}
+
+static int read_attr(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t k;
+
+	if (!f)
+		return -1;
+	k = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[k] = 0;
+	return 0;
+}
+
+static int write_attr(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(val, f) < 0;
+	r |= fclose(f) != 0;
+	return r ? -1 : 0;
+}
+
+/*
+ * Is the target's QP of the connection whose initiator QP is our_qpn still
+ * there? It is the RC QP whose remote QP number is ours. 1 = yes, 0 = no,
+ * -1 = cannot tell (no rdma tool).
+ */
+static int target_qp_alive(uint32_t our_qpn, char *line, size_t n)
+{
+	FILE *f = popen("rdma resource show qp 2>/dev/null", "r");
+	char buf[512];
+	int found = 0, lines = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *l = strstr(buf, " lqpn "), *rq = strstr(buf, " rqpn ");
+
+		lines++;
+		if (!l || !rq)
+			continue;
+		if (strtoul(rq + 6, NULL, 10) == our_qpn && strtoul(l + 6, NULL, 10) != our_qpn) {
+			found = 1;
+			if (line)
+				snprintf(line, n, "%s", buf);
+		}
+	}
+	if (pclose(f) != 0 && !lines)
+		return -1;
+	return found;
+}
+
+/* Wait until the target's QP of our connection is gone. 0 = gone. */
+static int wait_target_qp_gone(uint32_t our_qpn, int timeout_ms, const char *what)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	char line[512] = "";
+	int a;
+
+	for (;;) {
+		a = target_qp_alive(our_qpn, line, sizeof(line));
+		if (a < 0)
+			return fail("%s: cannot list QPs (rdma resource show qp)", what);
+		if (!a)
+			return 0;
+		if (now_ms() > end)
+			break;
+		sleep_ms(250);
+	}
+	line[strcspn(line, "\n")] = 0;
+	return fail("%s: the target's QP of this connection still exists after %d s: %s",
+		    what, timeout_ms / 1000, line);
+}
+
+/*
+ * credit_last_resend: keep every credit busy. Each response hands back the
+ * credit its command took; the next command goes out with it at once, so
+ * the target receives it right after posting the response, maybe before
+ * that response's send completed. A target that counts its send contexts
+ * by credits must then still have one for the new command.
+ */
+static int case_credit_last_resend(void)
+{
+	enum { TOTAL = 3000, LOST_MS = 5000 };
+	struct login_opts o;
+	struct conn c;
+	uint64_t *sent_at;
+	int granted, sent = 0, done = 0, bad = 0, scan = 0, r = 0, lost = 0, i;
+	uint64_t t0, last_progress;
+	char s[160];
+
+	login_defaults(&o);
+	o.nrecv = 512;
+	o.nsend = 512;
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	sent_at = calloc(TOTAL, sizeof(*sent_at));
+	if (!sent_at)
+		return conn_close(&c), fail("out of memory");
+	info("granted %d credits; %d commands, each sent with the credit a response returned",
+	     granted, TOTAL);
+	t0 = now_ms();
+	last_progress = t0;
+	for (;;) {
+		/* Send with every credit we hold. */
+		while (c.credits > 0 && sent < TOTAL) {
+			int k = sent;
+			uint64_t tag = 0x100000 + k;
+
+			if (k & 1 ? send_inquiry(&c, tag) :
+				    send_read10(&c, tag, (k * 8) % 32768, 8, (k % 256) * 4096u)) {
+				r = fail("could not post command %d: %s", k, conn_state(&c));
+				goto out;
+			}
+			sent_at[k] = now_ms();
+			sent++;
+		}
+		if (c.credits_peak > granted) {
+			r = fail("request limit %d exceeds the %d granted at login",
+				 c.credits_peak, granted);
+			goto out;
+		}
+		/* Account for what arrived. */
+		for (; scan < c.nrx; scan++) {
+			struct rx *x = &c.rxq[scan];
+			uint64_t tag;
+			struct rspinfo ri;
+
+			if (x->d[0] != SRP_RSP || x->len < sizeof(struct srp_rsp))
+				continue;
+			memcpy(&tag, x->d + 8, 8);
+			if (tag < 0x100000 || tag >= 0x100000 + (uint64_t)sent ||
+			    !sent_at[tag - 0x100000]) {
+				r = fail("response for a tag never sent or answered twice: 0x%llx",
+					 (unsigned long long)tag);
+				goto out;
+			}
+			sent_at[tag - 0x100000] = 0;
+			done++;
+			last_progress = now_ms();
+			parse_rsp(x, &ri);
+			/* A unit attention (LUN inventory changed) is fine once. */
+			if (ri.status != SAM_GOOD && !(ri.status == SAM_CHECK_CONDITION &&
+						       ri.sense_key == 0x6 && !bad++)) {
+				fmt_rsp(&ri, s, sizeof(s));
+				r = fail("command 0x%llx: expected GOOD, got %s",
+					 (unsigned long long)tag, s);
+				goto out;
+			}
+		}
+		if (done == TOTAL)
+			break;
+		/* Commands without a response for LOST_MS are lost. */
+		for (i = 0, lost = 0; i < sent; i++)
+			if (sent_at[i] && now_ms() - sent_at[i] > LOST_MS)
+				lost++;
+		if (lost && (c.credits <= 0 || sent == TOTAL)) {
+			if (now_ms() - last_progress > LOST_MS)
+				break;
+		}
+		if (c.broken || c.disconnected) {
+			r = fail("after %d of %d responses: %s", done, sent, conn_state(&c));
+			goto out;
+		}
+		if (now_ms() - last_progress > 30000)
+			break;
+		pump(&c, 200);
+	}
+	for (i = 0, lost = 0; i < sent; i++)
+		lost += sent_at[i] != 0;
+	info("%d commands sent, %d answered, %d lost, %.1f s; request limit peak %d",
+	     sent, done, lost, (now_ms() - t0) / 1000.0, c.credits_peak);
+	if (lost) {
+		for (i = 0; i < sent && !sent_at[i]; i++)
+			;
+		r = fail("%d of %d commands got no response within %d s (first: tag 0x%x)",
+			 lost, sent, LOST_MS / 1000, 0x100000 + i);
+	} else if (sent < TOTAL) {
+		r = fail("only %d of %d commands sent: credits did not come back (%d held)",
+			 sent, TOTAL, c.credits);
+	} else if (c.credits != granted) {
+		r = fail("credits: %d granted at login, %d with nothing outstanding",
+			 granted, c.credits);
+	}
+out:
+	free(sent_at);
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * sq_full_tmf_badcmd: the smallest send queue the target allows, filled
+ * with 1 MiB READs (each needs many RDMA WRITE work requests). Responses
+ * that find no room in the send queue must wait for room, not vanish:
+ * TMF responses and the CHECK CONDITIONs of commands rejected before they
+ * reach a backstore included.
+ */
+static char sq_attr[320];
+
+static void sq_restore(void)
+{
+	char tpg[256], val[32];
+
+	/* The child saved the old value next to the attribute's path. */
+	if (read_attr("/tmp/hostile.srp_sq_size.orig", val, sizeof(val)))
+		return;
+	if (!sq_attr[0] && !find_tpg_dir(tpg, sizeof(tpg)))
+		snprintf(sq_attr, sizeof(sq_attr), "%s/attrib/srp_sq_size", tpg);
+	failmsg[0] = 0;
+	if (write_attr(sq_attr, val))
+		printf("  sq_full_tmf_badcmd: could not restore %s to %s\n", sq_attr, val);
+	else
+		unlink("/tmp/hostile.srp_sq_size.orig");
+}
+
+/*
+ * READs with every credit but `keep`: every fourth 1 MiB (16 RDMA WRITE
+ * work requests and the SEND at 16 SGEs per request), the others 4 KiB
+ * (one RDMA WRITE and the SEND), so that the small ones fill the send
+ * queue to the brim around the big ones. All land in our buffer.
+ */
+static int fill_reads(struct conn *c, uint64_t tag0, int keep, int *n)
+{
+	*n = 0;
+	while (c->credits > keep) {
+		int k = *n;
+		int r = k % 4 ? send_read10(c, tag0 + k, (k * 8) % 32768, 8, (k % 256) * 4096u) :
+				send_read10(c, tag0 + k, (k * 2048) % 30720, 2048, 0);
+
+		if (r)
+			return fail("could not post READ %d: %s", k, conn_state(c));
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Wait until every tag in tags[] has a response or timeout. */
+static int wait_all(struct conn *c, const uint64_t *tags, int n, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int i, missing;
+
+	for (;;) {
+		for (i = 0, missing = 0; i < n; i++)
+			missing += !count_rsp(c, tags[i]);
+		if (!missing || now_ms() > end || c->broken || c->disconnected)
+			return missing;
+		pump(c, 200);
+	}
+}
+
+static int case_sq_full_tmf_badcmd(void)
+{
+	enum { NR = 200 };
+	struct login_opts o;
+	struct conn c, c2;
+	char tpg[256], val[32], s[160];
+	uint64_t tags[NR + 8];
+	const char *names[NR + 8];
+	struct badcmd *b;
+	struct rspinfo ri;
+	int nreads, n = 0, i, r = 0, granted, missing;
+	uint32_t qpn;
+	FILE *f;
+
+	if (find_tpg_dir(tpg, sizeof(tpg)))
+		return 1;
+	snprintf(sq_attr, sizeof(sq_attr), "%s/attrib/srp_sq_size", tpg);
+	if (read_attr(sq_attr, val, sizeof(val)))
+		return fail("cannot read %s", sq_attr);
+	f = fopen("/tmp/hostile.srp_sq_size.orig", "wx");
+	if (f) {
+		fputs(val, f);
+		fclose(f);
+	}
+	if (write_attr(sq_attr, "16"))
+		return fail("cannot set %s to 16 (the minimum)", sq_attr);
+	info("srp_sq_size 16 (was %.*s)", (int)strcspn(val, "\n"), val);
+
+	login_defaults(&o);
+	o.nrecv = 512;
+	o.nsend = 512;
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	qpn = c.qp->qp_num;
+	b = calloc(1, sizeof(*b));
+
+	/*
+	 * Phase 1: groups of 12 READs (see fill_reads()), each followed by a
+	 * TMF or a bad command, so that some of those find the send queue
+	 * full; the rest of the credits as READs too.
+	 */
+	nreads = 0;
+	for (int g = 0; c.credits > 13 + 4 && n < NR - 16; g++) {
+		int k;
+
+		for (k = 0; k < 12; k++, nreads++) {
+			int rr = nreads % 6 ?
+				 send_read10(&c, 0x40000 + nreads, (nreads * 8) % 32768, 8,
+					     (nreads % 256) * 4096u) :
+				 send_read10(&c, 0x40000 + nreads, (nreads * 2048) % 30720, 2048, 0);
+
+			if (rr) {
+				fail("could not post READ %d: %s", nreads, conn_state(&c));
+				goto out;
+			}
+			tags[n] = 0x40000 + nreads;
+			names[n++] = nreads % 6 ? "4 KiB READ" : "1 MiB READ";
+		}
+		tags[n] = 0x50000 + 16 * g + g % 4;
+		switch (g % 4) {
+		case 0:
+			send_tmf(&c, tags[n], opt_lun, TMF_ABORT_TASK, 0xdead0000 + g);
+			names[n++] = "ABORT TASK (unknown tag)";
+			break;
+		case 1: {
+			uint8_t cdb[16];
+			size_t k2;
+			struct srp_direct_buf d = dbuf_desc(&c, 0, 512);
+
+			cdb_rw10(cdb, 0x28, 0, 1);
+			k2 = build_cmd(b->iu, tags[n], 7, cdb, 10);
+			b->iu[5] = FMT_DIRECT;
+			memcpy(b->iu + k2, &d, sizeof(d));
+			post_send_raw(&c, b->iu, k2 + sizeof(d));
+			names[n++] = "READ(10) to unmapped LUN 7";
+			break;
+		}
+		case 2:
+			bad_total_overflow(&c, b, tags[n]);
+			post_send_raw(&c, b->iu, b->len);
+			names[n++] = "READ(10) with a malformed indirect descriptor";
+			break;
+		case 3:
+			send_tmf(&c, tags[n], 7, TMF_LUN_RESET, 0);
+			names[n++] = "LOGICAL UNIT RESET of unmapped LUN 7";
+			break;
+		}
+	}
+	{
+		int more;
+
+		if (fill_reads(&c, 0x48000, 0, &more))
+			goto out;
+		for (i = 0; i < more && n < NR + 8; i++) {
+			tags[n] = 0x48000 + i;
+			names[n++] = i % 4 ? "4 KiB READ" : "1 MiB READ";
+		}
+		nreads += more;
+	}
+	info("phase 1: %d READs (1 MiB and 4 KiB), %d TMFs and bad commands among them",
+	     nreads, n - nreads);
+	missing = wait_all(&c, tags, n, 60000);
+	if (missing) {
+		for (i = 0; i < n && count_rsp(&c, tags[i]); i++)
+			;
+		r = fail("phase 1: %d of %d IUs got no response within 60 s, e.g. %s (tag 0x%llx)%s%s",
+			 missing, n, names[i], (unsigned long long)tags[i],
+			 c.broken || c.disconnected ? ": " : "",
+			 c.broken || c.disconnected ? conn_state(&c) : "");
+		goto out;
+	}
+	for (i = 0; i < n && !r; i++) {
+		struct rx *x = NULL;
+		int k;
+
+		if (count_rsp(&c, tags[i]) != 1) {
+			r = fail("%s (tag 0x%llx) got %d responses", names[i],
+				 (unsigned long long)tags[i], count_rsp(&c, tags[i]));
+			break;
+		}
+		for (k = 0; k < c.nrx; k++)
+			if (c.rxq[k].d[0] == SRP_RSP && !memcmp(c.rxq[k].d + 8, &tags[i], 8))
+				x = &c.rxq[k];
+		parse_rsp(x, &ri);
+		fmt_rsp(&ri, s, sizeof(s));
+		if (tags[i] < 0x50000) {
+			if (ri.status != SAM_GOOD && !(ri.status == SAM_CHECK_CONDITION &&
+						       ri.sense_key == 0x6))
+				r = fail("%s (tag 0x%llx): expected GOOD, got %s", names[i],
+					 (unsigned long long)tags[i], s);
+			continue;
+		}
+		dbg("%s: %s", names[i], s);
+		switch (tags[i] & 3) {
+		case 0:		/* ABORT TASK */
+		case 3:		/* LUN RESET, LUN 7 */
+			if (!(ri.flags & RSP_FLAG_RSPVALID))
+				r = fail("%s: expected a TMF response (RSPVALID), got %s",
+					 names[i], s);
+			else if ((tags[i] & 3) == 0 && ri.resp_code != TMF_RSP_COMPLETE)
+				r = fail("%s: expected FUNCTION COMPLETE, got %s", names[i], s);
+			break;
+		default:	/* bad commands */
+			if (ri.status != SAM_CHECK_CONDITION ||
+			    ri.sense_key != SENSE_ILLEGAL_REQUEST)
+				r = fail("%s: expected CHECK CONDITION, ILLEGAL REQUEST, got %s",
+					 names[i], s);
+			break;
+		}
+	}
+	if (r)
+		goto out;
+	info("phase 1: all %d IUs answered once, as expected", n);
+
+	/* Phase 2: reads everywhere again, then a LOGICAL UNIT RESET of LUN 0. */
+	{
+		uint64_t end = now_ms() + 15000;
+
+		while (c.credits < granted && now_ms() < end && !c.broken)
+			pump(&c, 200);
+	}
+	if (fill_reads(&c, 0x60000, 1, &nreads))
+		goto out;
+	send_tmf(&c, 0x70001, opt_lun, TMF_LUN_RESET, 0);
+	info("phase 2: %d READs of 1 MiB, LOGICAL UNIT RESET of LUN %d", nreads, opt_lun);
+	if (wait_rsp(&c, 0x70001, 60000, &ri)) {
+		r = fail("phase 2: LOGICAL UNIT RESET with a full send queue: %s within 60 s",
+			 conn_state(&c));
+		goto out;
+	}
+	fmt_rsp(&ri, s, sizeof(s));
+	info("LOGICAL UNIT RESET: %s", s);
+	if (!(ri.flags & RSP_FLAG_RSPVALID) || ri.resp_code != TMF_RSP_COMPLETE) {
+		r = fail("LOGICAL UNIT RESET: expected FUNCTION COMPLETE, got %s", s);
+		goto out;
+	}
+	/*
+	 * The reset may abort reads (no response); none may get two. Wait
+	 * until the responses stop coming (3 s quiet, at most 30 s).
+	 */
+	{
+		uint64_t end = now_ms() + 30000, quiet = now_ms() + 3000;
+		int answered = 0, seen = c.nrx;
+
+		while (now_ms() < end && now_ms() < quiet && !c.broken && !c.disconnected &&
+		       c.credits < granted) {
+			pump(&c, 500);
+			if (c.nrx != seen) {
+				seen = c.nrx;
+				quiet = now_ms() + 3000;
+			}
+		}
+		for (i = 0; i < nreads; i++)
+			answered += count_rsp(&c, 0x60000 + i) > 0;
+		for (i = 0; i < nreads; i++)
+			if (count_rsp(&c, 0x60000 + i) > 1) {
+				r = fail("phase 2: READ 0x%x got %d responses", 0x60000 + i,
+					 count_rsp(&c, 0x60000 + i));
+				goto out;
+			}
+		info("phase 2: %d of %d READs answered, the others aborted by the reset",
+		     answered, nreads);
+	}
+	/* Credits of aborted reads come back with the next response. */
+	r = check_inquiry(&c, 0x70002, "after the LOGICAL UNIT RESET");
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d after every IU ended", granted,
+			 c.credits);
+	if (!r && c.credits_peak > granted)
+		r = fail("request limit peaked at %d, more than the %d granted", c.credits_peak,
+			 granted);
+	if (r)
+		goto out;
+
+	/* Disconnect: the target must tear the channel down, then log in again. */
+	conn_close(&c);
+	if (wait_target_qp_gone(qpn, 30000, "after disconnecting")) {
+		free(b);
+		return 1;
+	}
+	if (login_ok(&c2, &o)) {
+		conn_free(&c2);
+		free(b);
+		return 1;
+	}
+	r = check_inquiry(&c2, 0x70003, "fresh login with srp_sq_size 16");
+	conn_close(&c2);
+	free(b);
+	return r;
+out:
+	free(b);
+	conn_close(&c);
+	return 1;
+}
+
+/*
+ * cmd_huge_data_len: data descriptors far larger than the target's
+ * srp_max_rdma_size (512 MiB against 16 MiB by default) must be refused
+ * with CHECK CONDITION, ILLEGAL REQUEST, before anything is allocated or
+ * transferred; the CDBs ask for one block. A 1 MiB command still works.
+ */
+static int huge_cmd(struct conn *c, uint64_t tag, bool write, uint32_t len, const char *what)
+{
+	uint8_t iu[128], cdb[16];
+	struct srp_direct_buf d = dbuf_desc(c, 0, len);
+	struct rspinfo ri;
+	uint64_t t0 = now_ms();
+	char s[160];
+	size_t n;
+
+	cdb_rw10(cdb, write ? 0x2a : 0x28, 0, 1);
+	n = build_cmd(iu, tag, opt_lun, cdb, 10);
+	iu[5] = write ? FMT_DIRECT << 4 : FMT_DIRECT;
+	memcpy(iu + n, &d, sizeof(d));
+	if (post_send_raw(c, iu, n + sizeof(d)))
+		return fail("%s: could not post (%s)", what, conn_state(c));
+	if (wait_rsp(c, tag, 15000, &ri))
+		return fail("%s: %s within 15 s", what, conn_state(c));
+	fmt_rsp(&ri, s, sizeof(s));
+	info("%s: %s after %llu ms", what, s, (unsigned long long)(now_ms() - t0));
+	if (ri.status != SAM_CHECK_CONDITION || !(ri.flags & RSP_FLAG_SNSVALID) ||
+	    ri.sense_key != SENSE_ILLEGAL_REQUEST)
+		return fail("%s: expected CHECK CONDITION, ILLEGAL REQUEST, got %s", what, s);
+	return 0;
+}
+
+static int case_cmd_huge_data_len(void)
+{
+	struct conn c;
+	struct rspinfo ri;
+	char tpg[256], path[320], val[32], s[160];
+	unsigned long max = 0;
+	int r = 0, k;
+
+	if (!find_tpg_dir(tpg, sizeof(tpg))) {
+		snprintf(path, sizeof(path), "%s/attrib/srp_max_rdma_size", tpg);
+		if (!read_attr(path, val, sizeof(val)))
+			max = strtoul(val, NULL, 0);
+	}
+	failmsg[0] = 0;
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	r = huge_cmd(&c, 0xb001, true, 512u << 20, "WRITE(10) of 1 block, 512 MiB data-out descriptor");
+	if (!r)
+		r = huge_cmd(&c, 0xb002, false, 512u << 20,
+			     "READ(10) of 1 block, 512 MiB data-in descriptor");
+	if (!r && max && max < (512u << 20)) {
+		char what[128];
+
+		snprintf(what, sizeof(what),
+			 "READ(10) of 1 block, data-in descriptor srp_max_rdma_size + 4 KiB (%lu)",
+			 max + 4096);
+		r = huge_cmd(&c, 0xb003, false, max + 4096, what);
+	}
+	/* 1 MiB, both directions, with a real buffer: must work. */
+	for (k = 0; k < 2 && !r; k++) {
+		uint64_t tag = 0xb010 + k;
+
+		for (int tries = 0; tries < 3; tries++) {
+			if ((k ? send_write10(&c, tag, 0, 2048) :
+				 send_read10(&c, tag, 0, 2048, 0)) ||
+			    wait_rsp(&c, tag, 30000, &ri)) {
+				r = fail("%s(10) of 1 MiB: %s", k ? "WRITE" : "READ",
+					 conn_state(&c));
+				break;
+			}
+			if (ri.status == SAM_CHECK_CONDITION && ri.sense_key == 0x6) {
+				tag += 0x100;	/* unit attention: once more */
+				continue;
+			}
+			break;
+		}
+		if (r)
+			break;
+		fmt_rsp(&ri, s, sizeof(s));
+		if (ri.status != SAM_GOOD)
+			r = fail("%s(10) of 1 MiB with a valid buffer: expected GOOD, got %s",
+				 k ? "WRITE" : "READ", s);
+	}
+	if (!r && !max)
+		info("srp_max_rdma_size not readable: the bound itself was not tried");
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * cred_rsp_flood / aer_rsp_flood: SRP_CRED_RSP and SRP_AER_RSP answer a
+ * target's request and take no credit. A target that gives a credit back
+ * for each would let the initiator raise its request limit without bound.
+ */
+static int rsp_flood(uint8_t opcode)
+{
+	enum { N = 400, CMDS = 40 };
+	struct srp_short_rsp rsp = { .opcode = opcode };
+	struct login_opts o;
+	struct conn c;
+	int i, r = 0, granted;
+
+	login_defaults(&o);
+	o.nrecv = 256;
+	o.nsend = 512;
+	if (login_ok(&c, &o)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	for (i = 0; i < N; i++) {
+		rsp.tag = 0xf100 + i;
+		if (post_send_raw(&c, &rsp, sizeof(rsp))) {
+			r = fail("could not post %s %d: %s",
+				 opcode == SRP_CRED_RSP ? "SRP_CRED_RSP" : "SRP_AER_RSP", i,
+				 conn_state(&c));
+			goto out;
+		}
+		if (i % 64 == 63)
+			pump(&c, 0);
+	}
+	/* Normal commands: 4 in flight at a time. */
+	for (i = 0; i < CMDS && !r; i++) {
+		struct rspinfo ri;
+		uint64_t tag = 0xf800 + i;
+
+		if ((i & 1 ? send_inquiry(&c, tag) : send_read10(&c, tag, 8 * i, 8, 4096u * i)) ||
+		    wait_rsp(&c, tag, 15000, &ri)) {
+			r = fail("command %d after the flood: %s", i, conn_state(&c));
+			break;
+		}
+		if (c.credits_peak > granted)
+			r = fail("after %d %s and %d command(s): request limit %d, more than the %d granted at login",
+				 N, opcode == SRP_CRED_RSP ? "SRP_CRED_RSPs" : "SRP_AER_RSPs",
+				 i + 1, c.credits_peak, granted);
+	}
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d with nothing outstanding", granted,
+			 c.credits);
+	info("%d %s sent; request limit %d (granted %d, peak %d)", N,
+	     opcode == SRP_CRED_RSP ? "SRP_CRED_RSPs" : "SRP_AER_RSPs", c.credits, granted,
+	     c.credits_peak);
+out:
+	conn_close(&c);
+	return r;
+}
+
+static int case_cred_rsp_flood(void) { return rsp_flood(SRP_CRED_RSP); }
+static int case_aer_rsp_flood(void) { return rsp_flood(SRP_AER_RSP); }
+
+/*
+ * login_short_rdma_pdata: connection requests whose private data is cut
+ * short of an SRP_LOGIN_REQ, some before its tag ends. (Over RoCE the IB CM
+ * REQ has a fixed private data size, so the target sees the bytes sent
+ * followed by zeros; over iWARP it sees the short length itself.)
+ */
+static int case_login_short_rdma_pdata(void)
+{
+	static const int lens[] = { 0, 1, 7, 15 };
+	struct login_opts o;
+	struct conn c;
+	uint32_t rej;
+	int i, r;
+
+	for (i = 0; i < (int)(sizeof(lens) / sizeof(lens[0])); i++) {
+		login_defaults(&o);
+		o.pdata_len = lens[i] ? lens[i] : -1;
+		r = conn_open(&c, &o, &rej);
+		if (r < 0) {
+			conn_free(&c);
+			info("with %d bytes of private data", lens[i]);
+			return 1;
+		}
+		if (r == 1) {
+			conn_close(&c);
+			return fail("a login with %d bytes of private data was accepted", lens[i]);
+		}
+		conn_free(&c);
+		info("%2d bytes of private data: rejected (SRP reason 0x%08x)", lens[i], rej);
+	}
+	return 0;
+}
+
+/*
+ * qp_error_bad_rkey: a WRITE whose data-out descriptor carries a wrong
+ * rkey. The target's RDMA READ fails with a remote access error, which
+ * puts its QP in the error state: the channel is dead, and the target must
+ * close it by itself (DREQ, so we see DISCONNECTED) and free its session.
+ */
+static int case_qp_error_bad_rkey(void)
+{
+	struct conn c;
+	uint8_t iu[128], cdb[16];
+	struct srp_direct_buf d;
+	uint32_t qpn;
+	uint64_t t0, end;
+	size_t n;
+	char tpg[256], path[320], before[4096] = "", after[4096] = "", sid[64] = "";
+	int r = 0;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	if (check_inquiry(&c, 0xc000, "before the bad rkey")) {
+		conn_close(&c);
+		return 1;
+	}
+	qpn = c.qp->qp_num;
+	if (target_qp_alive(qpn, NULL, 0) != 1) {
+		conn_close(&c);
+		return fail("cannot find the target's QP of this connection (rdma resource show qp)");
+	}
+	path[0] = 0;
+	if (!find_tpg_dir(tpg, sizeof(tpg))) {
+		int i, k;
+
+		k = snprintf(path, sizeof(path), "%s/acls/0x", tpg);
+		for (i = 0; i < 16; i++)
+			k += snprintf(path + k, sizeof(path) - k, "%02x", opt_iport[i]);
+		snprintf(path + k, sizeof(path) - k, "/info");
+		if (read_attr(path, before, sizeof(before)))
+			path[0] = 0;
+	}
+	failmsg[0] = 0;
+	{
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qia;
+
+		if (!ibv_query_qp(c.qp, &qa, IBV_QP_DEST_QPN, &qia))
+			snprintf(sid, sizeof(sid), "Session ID: %u ", qa.dest_qp_num);
+		/* Our module's ACL info names a session by its QP number. */
+		if (!strstr(before, sid))
+			sid[0] = 0;
+	}
+
+	cdb_rw10(cdb, 0x2a, 0, 8);
+	n = build_cmd(iu, 0xc001, opt_lun, cdb, 10);
+	d = dbuf_desc(&c, 0, 4096);
+	d.key = htobe32(c.dmr->rkey ^ 0x5a5a00);
+	iu[5] = FMT_DIRECT << 4;
+	memcpy(iu + n, &d, sizeof(d));
+	if (post_send_raw(&c, iu, n + sizeof(d))) {
+		conn_close(&c);
+		return fail("could not post the WRITE");
+	}
+	t0 = now_ms();
+	end = t0 + 15000;
+	while (!c.disconnected && now_ms() < end)
+		pump(&c, 250);
+	if (!c.disconnected) {
+		r = fail("15 s after a WRITE with a bad rkey the target has not disconnected (%s; target QP %s)",
+			 c.broken ? conn_state(&c) : "our QP is fine",
+			 target_qp_alive(qpn, NULL, 0) == 1 ? "still exists" : "gone");
+		conn_close(&c);
+		return r;
+	}
+	info("target disconnected %.1f s after the WRITE%s; %d response(s) to it", (now_ms() - t0) / 1000.0,
+	     c.broken ? " (our QP erred too)" : "", count_rsp(&c, 0xc001));
+	r = wait_target_qp_gone(qpn, 15000, "after the target disconnected");
+	if (!r && path[0]) {
+		if (read_attr(path, after, sizeof(after)))
+			r = fail("cannot read %s", path);
+		else if (sid[0] && strstr(after, sid))
+			r = fail("ACL info still lists the session (%s) of this connection", sid);
+		else
+			info("ACL info: %.*s", (int)strcspn(after, "\n"), after);
+	}
+	conn_free(&c);
+	if (r)
+		return r;
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	r = check_inquiry(&c, 0xc002, "fresh login");
+	conn_close(&c);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
 
 struct tcase {
 	const char *name;
 	int (*fn)(void);
 	const char *what;
+	void (*cleanup)(void);	/* run by the parent after the case, always */
 };
 
 static const struct tcase cases[] = {
@@ -1982,6 +2826,13 @@ static const struct tcase cases[] = {
 	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read, "target survives" },
 	{ "disconnect_storm", case_disconnect_storm, "50 logins/drops, target survives" },
 	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
+	{ "credit_last_resend", case_credit_last_resend, "3000 cmds, each sent with the credit just returned: none lost" },
+	{ "sq_full_tmf_badcmd", case_sq_full_tmf_badcmd, "srp_sq_size 16, 1 MiB READs: TMFs, bad cmds still answered", sq_restore },
+	{ "cmd_huge_data_len", case_cmd_huge_data_len, "512 MiB descriptor -> CHECK CONDITION; 1 MiB works" },
+	{ "cred_rsp_flood", case_cred_rsp_flood, "400 SRP_CRED_RSP: no credit back for them" },
+	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back for them" },
+	{ "login_short_rdma_pdata", case_login_short_rdma_pdata, "0/1/7/15 bytes of private data -> REJ" },
+	{ "qp_error_bad_rkey", case_qp_error_bad_rkey, "bad rkey: target disconnects, session gone" },
 	/* only on request (-c), used by the fault scripts */
 	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
 	{ "abort_inflight", case_abort_inflight, "(-c only) slow backstore: TMFs wait, no credit lost" },
@@ -2163,6 +3014,8 @@ int main(int argc, char **argv)
 		}
 		t0 = now_ms();
 		r = run_child(cases[i].name, cases[i].fn, opt_timeout, why, sizeof(why));
+		if (cases[i].cleanup)
+			cases[i].cleanup();
 		if (!r && !opt_no_probe && cases[i].fn != case_sanity) {
 			int lun = opt_lun;
 
