@@ -1394,6 +1394,9 @@ static int junk_case(const void *iu, size_t len)
 			memcpy(&t, c.rxq[i].d + 8, 8);
 			if (c.rxq[i].d[0] == SRP_RSP && t == 0x1000)
 				continue;
+			/* A dropped request's credit may come back this way. */
+			if (c.rxq[i].d[0] == SRP_CRED_REQ)
+				continue;
 			other++;
 			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
 				 " [op 0x%02x len %u tag 0x%llx]", c.rxq[i].d[0], c.rxq[i].len,
@@ -1429,9 +1432,68 @@ static int case_iu_short_tmf_4(void)
 	return junk_case(iu, sizeof(iu));
 }
 
+/* SRP_T_LOGOUT reason codes (SRP r16a). */
+#define LOGOUT_BAD_IU_TYPE	0x02
+#define LOGOUT_RSP_WITHOUT_REQ	0x03
+
+/*
+ * Wait for the target's SRP_T_LOGOUT: it must carry @reason and be followed
+ * by a disconnect the target starts. 0 = as expected.
+ */
+static int expect_logout(struct conn *c, uint32_t reason, const char *after)
+{
+	uint64_t end = now_ms() + 15000;
+	int i, found = -1;
+
+	while (now_ms() < end && !c->broken) {
+		for (i = 0; i < c->nrx && found < 0; i++)
+			if (c->rxq[i].d[0] == SRP_T_LOGOUT)
+				found = i;
+		if (found >= 0 && c->disconnected)
+			break;
+		pump(c, 200);
+	}
+	if (found < 0)
+		return fail("after %s: expected SRP_T_LOGOUT reason %u, got none (%s)", after,
+			    reason, conn_state(c));
+	if (be32toh(*(const uint32_t *)(c->rxq[found].d + 4)) != reason)
+		return fail("after %s: SRP_T_LOGOUT reason %u, expected %u", after,
+			    be32toh(*(const uint32_t *)(c->rxq[found].d + 4)), reason);
+	if (!c->disconnected)
+		return fail("after %s: SRP_T_LOGOUT reason %u but no disconnect (%s)", after,
+			    reason, conn_state(c));
+	info("SRP_T_LOGOUT reason %u, then disconnected", reason);
+	return 0;
+}
+
+/*
+ * An IU the target does not accept from an initiator: it logs the initiator
+ * out with @reason and gives no credit back for it.
+ */
+static int logout_case(const void *iu, size_t len, uint32_t reason)
+{
+	struct conn c;
+	int r, granted;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	if (post_send_raw(&c, iu, len))
+		r = fail("could not post the IU");
+	else
+		r = expect_logout(&c, reason, "the IU");
+	if (!r && c.credits_peak > granted)
+		r = fail("credits: %d granted at login, the target raised the limit to %d",
+			 granted, c.credits_peak);
+	conn_close(&c);
+	return r;
+}
+
 static int case_iu_empty(void)
 {
-	return junk_case("", 0);
+	return logout_case("", 0, LOGOUT_BAD_IU_TYPE);
 }
 
 static int case_iu_unknown_opcode_0x77(void)
@@ -1440,21 +1502,62 @@ static int case_iu_unknown_opcode_0x77(void)
 	uint64_t tag = 0x77;
 
 	memcpy(iu + 8, &tag, 8);
-	return junk_case(iu, sizeof(iu));
+	return logout_case(iu, sizeof(iu), LOGOUT_BAD_IU_TYPE);
 }
 
 static int case_iu_srp_rsp_from_initiator(void)
 {
 	struct srp_rsp r = { .opcode = SRP_RSP, .tag = 0xc1, .status = 0 };
 
-	return junk_case(&r, sizeof(r));
+	return logout_case(&r, sizeof(r), LOGOUT_BAD_IU_TYPE);
 }
 
 static int case_iu_unsolicited_cred_rsp(void)
 {
 	struct srp_short_rsp r = { .opcode = SRP_CRED_RSP, .tag = 0x41 };
 
-	return junk_case(&r, sizeof(r));
+	return logout_case(&r, sizeof(r), LOGOUT_RSP_WITHOUT_REQ);
+}
+
+/*
+ * cred_req_returns_credits: a well-behaved initiator whose requests are
+ * dropped without a response (too short to parse) and that sends nothing
+ * else must get those credits back in SRP_CRED_REQs, and answers them.
+ */
+static int case_cred_req_returns_credits(void)
+{
+	enum { K = 6 };
+	uint8_t iu[4] = { SRP_CMD, 0, 0, 0 };
+	uint64_t end;
+	struct conn c;
+	int i, r = 0, granted, creqs = 0;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	granted = c.credits;
+	for (i = 0; i < K && !r; i++)
+		if (post_send_raw(&c, iu, sizeof(iu)))
+			r = fail("could not post short SRP_CMD %d", i);
+	end = now_ms() + 10000;
+	while (!r && c.credits < granted && now_ms() < end && !c.broken && !c.disconnected)
+		pump(&c, 200);
+	for (i = 0; i < c.nrx; i++)
+		creqs += c.rxq[i].d[0] == SRP_CRED_REQ;
+	if (!r && c.credits != granted)
+		r = fail("request limit %d after %d dropped requests, %d granted at login (%d SRP_CRED_REQ, %s)",
+			 c.credits, K, granted, creqs, conn_state(&c));
+	if (!r && !creqs)
+		r = fail("credits came back without an SRP_CRED_REQ");
+	if (!r)
+		r = check_inquiry(&c, 0x2000, "after the SRP_CRED_REQs");
+	if (!r && c.credits != granted)
+		r = fail("request limit %d after an INQUIRY, %d granted", c.credits, granted);
+	info("%d dropped requests; %d SRP_CRED_REQ brought the limit back to %d", K, creqs,
+	     c.credits);
+	conn_close(&c);
+	return r;
 }
 
 /* 7: task management */
@@ -2586,16 +2689,21 @@ static int case_cmd_huge_data_len(void)
 
 /*
  * cred_rsp_flood / aer_rsp_flood: SRP_CRED_RSP and SRP_AER_RSP answer a
- * target's request and take no credit. A target that gives a credit back
+ * target's request and take no credit. A target that gave a credit back
  * for each would let the initiator raise its request limit without bound.
+ * Sent when no request of the target is outstanding, the first one is a
+ * response to no request: the target logs the initiator out (reason 3)
+ * and never raises the request limit.
  */
 static int rsp_flood(uint8_t opcode)
 {
-	enum { N = 400, CMDS = 40 };
+	enum { N = 400 };
+	const char *what = opcode == SRP_CRED_RSP ? "SRP_CRED_RSPs" : "SRP_AER_RSPs";
 	struct srp_short_rsp rsp = { .opcode = opcode };
 	struct login_opts o;
 	struct conn c;
 	int i, r = 0, granted;
+	char after[64];
 
 	login_defaults(&o);
 	o.nrecv = 256;
@@ -2605,39 +2713,20 @@ static int rsp_flood(uint8_t opcode)
 		return 1;
 	}
 	granted = c.credits;
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < N && !c.disconnected && !c.broken; i++) {
 		rsp.tag = 0xf100 + i;
-		if (post_send_raw(&c, &rsp, sizeof(rsp))) {
-			r = fail("could not post %s %d: %s",
-				 opcode == SRP_CRED_RSP ? "SRP_CRED_RSP" : "SRP_AER_RSP", i,
-				 conn_state(&c));
-			goto out;
-		}
+		if (post_send_raw(&c, &rsp, sizeof(rsp)))
+			break;	/* the target may have logged us out already */
 		if (i % 64 == 63)
 			pump(&c, 0);
 	}
-	/* Normal commands: 4 in flight at a time. */
-	for (i = 0; i < CMDS && !r; i++) {
-		struct rspinfo ri;
-		uint64_t tag = 0xf800 + i;
-
-		if ((i & 1 ? send_inquiry(&c, tag) : send_read10(&c, tag, 8 * i, 8, 4096u * i)) ||
-		    wait_rsp(&c, tag, 15000, &ri)) {
-			r = fail("command %d after the flood: %s", i, conn_state(&c));
-			break;
-		}
-		if (c.credits_peak > granted)
-			r = fail("after %d %s and %d command(s): request limit %d, more than the %d granted at login",
-				 N, opcode == SRP_CRED_RSP ? "SRP_CRED_RSPs" : "SRP_AER_RSPs",
-				 i + 1, c.credits_peak, granted);
-	}
-	if (!r && c.credits != granted)
-		r = fail("credits: %d granted at login, %d with nothing outstanding", granted,
-			 c.credits);
-	info("%d %s sent; request limit %d (granted %d, peak %d)", N,
-	     opcode == SRP_CRED_RSP ? "SRP_CRED_RSPs" : "SRP_AER_RSPs", c.credits, granted,
+	snprintf(after, sizeof(after), "%d %s", i, what);
+	r = expect_logout(&c, LOGOUT_RSP_WITHOUT_REQ, after);
+	if (!r && c.credits_peak > granted)
+		r = fail("after %s: request limit %d, more than the %d granted at login", after,
+			 c.credits_peak, granted);
+	info("%s sent; request limit %d (granted %d, peak %d)", after, c.credits, granted,
 	     c.credits_peak);
-out:
 	conn_close(&c);
 	return r;
 }
@@ -2813,10 +2902,11 @@ static const struct tcase cases[] = {
 	{ "cmd_add_cdb_hides_desc", case_cmd_add_cdb_hides_desc, "-> CHECK CONDITION" },
 	{ "iu_short_cmd_4", case_iu_short_cmd_4, "ignored" },
 	{ "iu_short_tmf_4", case_iu_short_tmf_4, "ignored" },
-	{ "iu_empty", case_iu_empty, "ignored" },
-	{ "iu_unknown_opcode_0x77", case_iu_unknown_opcode_0x77, "ignored" },
-	{ "iu_srp_rsp_from_initiator", case_iu_srp_rsp_from_initiator, "ignored" },
-	{ "iu_unsolicited_cred_rsp", case_iu_unsolicited_cred_rsp, "ignored" },
+	{ "iu_empty", case_iu_empty, "-> SRP_T_LOGOUT reason 2" },
+	{ "iu_unknown_opcode_0x77", case_iu_unknown_opcode_0x77, "-> SRP_T_LOGOUT reason 2" },
+	{ "iu_srp_rsp_from_initiator", case_iu_srp_rsp_from_initiator, "-> SRP_T_LOGOUT reason 2" },
+	{ "iu_unsolicited_cred_rsp", case_iu_unsolicited_cred_rsp, "-> SRP_T_LOGOUT reason 3" },
+	{ "cred_req_returns_credits", case_cred_req_returns_credits, "dropped requests' credits come back in SRP_CRED_REQ" },
 	{ "tmf_abort_unknown_tag", case_tmf_abort_unknown_tag, "-> 0x00" },
 	{ "tmf_abort_unknown_lun", case_tmf_abort_unknown_lun, "-> 0x05 (0x00 ok)" },
 	{ "tmf_lun_reset_unknown_lun", case_tmf_lun_reset_unknown_lun, "-> 0x05 (0x00 ok)" },
@@ -2829,8 +2919,8 @@ static const struct tcase cases[] = {
 	{ "credit_last_resend", case_credit_last_resend, "3000 cmds, each sent with the credit just returned: none lost" },
 	{ "sq_full_tmf_badcmd", case_sq_full_tmf_badcmd, "srp_sq_size 16, 1 MiB READs: TMFs, bad cmds still answered", sq_restore },
 	{ "cmd_huge_data_len", case_cmd_huge_data_len, "512 MiB descriptor -> CHECK CONDITION; 1 MiB works" },
-	{ "cred_rsp_flood", case_cred_rsp_flood, "400 SRP_CRED_RSP: no credit back for them" },
-	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back for them" },
+	{ "cred_rsp_flood", case_cred_rsp_flood, "400 SRP_CRED_RSP: no credit back, SRP_T_LOGOUT reason 3" },
+	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "login_short_rdma_pdata", case_login_short_rdma_pdata, "0/1/7/15 bytes of private data -> REJ" },
 	{ "qp_error_bad_rkey", case_qp_error_bad_rkey, "bad rkey: target disconnects, session gone" },
 	/* only on request (-c), used by the fault scripts */
