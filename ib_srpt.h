@@ -169,14 +169,19 @@ enum {
 	SRP_MAX_REQ_SIZE_MIN	= 996,
 	SRP_MAX_REQ_SIZE_DEFAULT = 8276,
 	SRP_MAX_RSP_SIZE_MIN	= 36,
+	/*
+	 * Smallest srp_max_rsp_size a user may set: a task-management
+	 * response is an SRP_RSP with 4 bytes of response data.
+	 */
+	SRPT_MAX_RSP_SIZE_ATTR_MIN = sizeof(struct srp_rsp) + 4,
 	SRP_MAX_RSP_SIZE_DEFAULT = 256,
 	SRP_MAX_RSP_SIZE_MAX	= 8192,
 	SRPT_SRQ_SIZE_MIN	= 4,
 	SRPT_SRQ_SIZE_MAX	= 65535,
 	SRPT_SRQ_SIZE_DEFAULT	= 4095,
-	SRPT_SQ_SIZE_MIN	= 16,
+	SRPT_SQ_SIZE_MIN	= 4,
 	SRPT_SQ_SIZE_DEFAULT	= 4096,
-	SRPT_SQ_SIZE_MAX	= 16384,
+	SRPT_SQ_SIZE_MAX	= 65535,
 	SRPT_RQ_SIZE		= 128,
 	SRPT_MAX_RDMA_SIZE_MIN	= PAGE_SIZE,
 	SRPT_MAX_RDMA_SIZE_DEFAULT = 1 << 24,
@@ -442,14 +447,16 @@ struct srpt_port_attrib {
 };
 
 /**
- * struct srpt_tpg - the single TPG (tpgt_1) of a target port name.
+ * struct srpt_tpg - a TPG of a target port name (any directory name).
  * @entry: on &srpt_port_id.tpg_list.
  * @sport_id: owner.
+ * @tag: portal group tag: N for "tpgt_N", else 1.
  * @tpg: LIO portal group.
  */
 struct srpt_tpg {
 	struct list_head	entry;
 	struct srpt_port_id	*sport_id;
+	u16			tag;
 	struct se_portal_group	tpg;
 };
 
