@@ -43,6 +43,7 @@ module:
 	elif [ -z "$(KDIR)" ]; then $(SRC)/scripts/deps.sh build; fi
 	@$(SRC)/scripts/build.sh $(EXTRA)
 
+# KO=<path>: install that built module instead of building one.
 install:
 	@$(SRC)/scripts/install.sh install
 

@@ -2829,9 +2829,13 @@ static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
  * Which identity an ACL names is that of the in-kernel driver: on a
  * GID-named target port the initiator port ID (all 16 bytes, so its
  * initiator_ext counts); on a GUID-named one the initiator's port GUID (the
- * interface ID of its GID, whatever initiator_ext says) for IB CM logins
- * and its IP address for RDMA/CM logins. Values are compared, not text, so
- * every spelling of the same value matches.
+ * interface ID of its GID in the connection's path, whatever initiator_ext
+ * says) for IB CM logins and its IP address for RDMA/CM logins. Values are
+ * compared, not text, so every spelling of the same value matches.
+ *
+ * One extension: RDMA/CM has no port GUID in its path (RoCE GIDs are made
+ * from IP addresses), so there a port GUID ACL names the port GUID half of
+ * the initiator port ID; the in-kernel driver never matches it.
  *
  * Return: true on a match.
  */
@@ -2851,9 +2855,11 @@ static bool srpt_acl_matches(const char *name, bool guid_port,
 	/* Up to 16 hex digits name a GUID too, e.g. 0x0002c903000e8acd. */
 	if (form == SRPT_ACL_PORT_ID && !memchr_inv(id, 0, 8))
 		form = SRPT_ACL_GUID;
+	if (form == SRPT_ACL_GUID && src->sa_family == AF_IB)
+		return !memcmp(id + 8,
+			       &((const struct sockaddr_ib *)src)->sib_addr.sib_interface_id, 8);
 	if (form == SRPT_ACL_GUID)
-		return src->sa_family == AF_IB &&
-		       !memcmp(id + 8, &((const struct sockaddr_ib *)src)->sib_addr.sib_interface_id, 8);
+		return !memcmp(id + 8, i_port_id + 8, 8);
 	if (form == SRPT_ACL_IP)
 		return !srpt_acl_name_addr(name, &ss) &&
 		       srpt_ip_equal((struct sockaddr *)&ss, src);
@@ -4455,9 +4461,12 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 
 	if (srpt_parse_acl_name(name, id, &form) ||
 	    !strncasecmp(name, "ib.", 3)) {
-		pr_err("%s: invalid ACL name; %s\n", name, guid_port ?
-		       "on a GUID-named target port write the initiator's port GUID (hhhh:hhhh:hhhh:hhhh) or IP address" :
-		       "write the initiator port ID as 0x + 32 hex digits (targetcli's ib.<32 hex> is that in configfs)");
+		if (guid_port)
+			pr_err("%s: invalid ACL name; on a GUID-named target port write the initiator's port GUID (hhhh:hhhh:hhhh:hhhh) or IP address\n",
+			       name);
+		else
+			pr_err("%s: invalid ACL name; write the initiator port ID as 0x + 32 hex digits (targetcli's ib.<32 hex> is that in configfs)\n",
+			       name);
 		return -EINVAL;
 	}
 	if (!guid_port && form != SRPT_ACL_PORT_ID) {

@@ -148,9 +148,11 @@ static void srpt_compat_acl_gid_port(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(same); i++) {
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false, srpt_compat_ipid_ext, ib),
+		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false,
+							     srpt_compat_ipid_ext, ib),
 				      "IB CM, %s", same[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false, srpt_compat_ipid_ext, rdma),
+		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false,
+							     srpt_compat_ipid_ext, rdma),
 				      "RDMA/CM, %s", same[i]);
 	}
 	/* initiator_ext counts: an ACL for ext 0 is another initiator port. */
@@ -223,9 +225,17 @@ static void srpt_compat_acl_guid_port_rdma_cm(struct kunit *test)
 						 srpt_compat_ipid_ext, v6));
 	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("fd00::3", true,
 						  srpt_compat_ipid_ext, v6));
-	/* GUID and port ID ACLs name nothing for an RDMA/CM login. */
-	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0002:c903:000a:bcde", true,
+	/*
+	 * RDMA/CM has no port GUID in its path: a port GUID ACL names the
+	 * port GUID half of the initiator port ID (initiator_ext ignored).
+	 */
+	KUNIT_EXPECT_TRUE(test, srpt_acl_matches("0002:c903:000a:bcde", true,
+						 srpt_compat_ipid_ext, v6));
+	KUNIT_EXPECT_TRUE(test, srpt_acl_matches("0x0002c903000abcde", true,
+						 srpt_compat_ipid_ext, v4));
+	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0002:c903:000a:bcdf", true,
 						  srpt_compat_ipid_ext, v6));
+	/* A full port ID names nothing on a GUID-named port. */
 	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0x00000000000012340002c903000abcde",
 						  true, srpt_compat_ipid_ext, v6));
 }

@@ -4,6 +4,7 @@
 # Install our ib_srpt.ko the way admins install modules.
 #   scripts/install.sh install     (make install)   build, copy to
 #       $DESTDIR/lib/modules/<release>/updates/ib_srpt.ko, depmod
+#       (KO=<built ib_srpt.ko>: install that one, for the kernel it is for)
 #   scripts/install.sh uninstall   (make uninstall) remove it again, depmod
 #   scripts/install.sh dkms        (make dkms)      dkms add/build/install
 #       for KVER, or for every installed kernel that has headers
@@ -29,15 +30,23 @@ version() {
 
 case "$what" in
 install)
-	out=${BUILD_OUT:-}
-	if [ -z "$out" ]; then
-		out=$(mktemp -d "${TMPDIR:-/tmp}/ib_srpt-install.XXXXXX")
-		trap 'rm -rf "$out"' EXIT
+	if [ -n "${KO:-}" ]; then
+		# An already built module: install it for the kernel it is for.
+		ko=$KO
+		rel=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+		[ -n "$rel" ] || { say "$ko: not a kernel module"; exit 1; }
+	else
+		out=${BUILD_OUT:-}
+		if [ -z "$out" ]; then
+			out=$(mktemp -d "${TMPDIR:-/tmp}/ib_srpt-install.XXXXXX")
+			trap 'rm -rf "$out"' EXIT
+		fi
+		BUILD_OUT=$out "$src/scripts/build.sh" >&2
+		rel=$(cat "$out/kernelrelease")
+		ko=$out/ib_srpt.ko
 	fi
-	BUILD_OUT=$out "$src/scripts/build.sh" >&2
-	rel=$(cat "$out/kernelrelease")
 	dst=$DESTDIR/lib/modules/$rel/updates
-	install -D -m 0644 "$out/ib_srpt.ko" "$dst/ib_srpt.ko"
+	install -D -m 0644 "$ko" "$dst/ib_srpt.ko"
 	say "installed $dst/ib_srpt.ko"
 	if [ -n "$DESTDIR" ]; then
 		depmod -b "$DESTDIR" -a "$rel"
