@@ -81,12 +81,18 @@ acl_login() {
 	rmdir "$t/acls/$a"
 }
 
-acl_login "$guid" "$guid"
+pass=0
+# Port GUID over the RDMA/CM: ours matches the port GUID half of the port
+# ID (the in-kernel driver matches port GUID ACLs for IB CM logins only).
+if [ "$MODULE" = ours ]; then
+	acl_login "$guid" "$guid"
+	pass=$((pass + 1))
+fi
 acl_login "$guid" "$V4" "$V4:$RDMA_CM_PORT"
 acl_login "$guid" "$TARGET_ADDR"
 acl_login "0x$gid" "0x$ipid"
 acl_login "0x$gid" "$ipid"
-pass=5
+pass=$((pass + 4))
 
 if [ "$MODULE" = ours ]; then
 	# What can never match is refused, and the kernel log says what to use.
