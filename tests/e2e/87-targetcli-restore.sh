@@ -40,7 +40,9 @@ for round in "${rounds[@]}"; do
 	srpt_unload
 	srpt_load rdma_cm_port="$RDMA_CM_PORT"
 	tc restoreconfig "/tmp/rt$r.json"
-	[ -L "$t/lun/lun_0/rt$r" ] || die "round $r: restore did not bring back lun_0"
+	# rtslib names the LUN's link itself; it must point at rt$r.
+	readlink "$(find "$t/lun/lun_0" -maxdepth 1 -type l | head -n 1)" | grep -q "/rt$r\$" ||
+		die "round $r: restore did not bring back lun_0 on rt$r"
 	[ -d "$t/acls/0x$ipid" ] || die "round $r: restore did not bring back the ACL"
 	srp_login
 	disk=$(srp_disk 0)
