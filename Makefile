@@ -37,10 +37,14 @@ deps:
 
 # Build in a copy outside the repo so no objects land in the work tree.
 # Plain `make` only installs build tools and the running kernel's headers
-# (and says so); KVER=6.1/6.12 (the test kernels) may add bookworm-backports.
+# (and says so); KVER=6.1/6.12 (the test kernels) may add bookworm-backports;
+# any other KVER or KDIR: build tools only.
 module:
-	@if [ -z "$(KVER)$(KDIR)" ]; then $(SRC)/scripts/deps.sh host; \
-	elif [ -z "$(KDIR)" ]; then $(SRC)/scripts/deps.sh build; fi
+	@case "$(KDIR):$(KVER)" in \
+	:) $(SRC)/scripts/deps.sh host ;; \
+	:6.1|:6.12) $(SRC)/scripts/deps.sh build ;; \
+	*) $(SRC)/scripts/deps.sh tools ;; \
+	esac
 	@$(SRC)/scripts/build.sh $(EXTRA)
 
 # KO=<path>: install that built module instead of building one.

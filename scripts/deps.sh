@@ -4,7 +4,8 @@
 # Install what the build, the VM bench, KUnit and the hostile-initiator tests
 # need, from Debian's archive only. Idempotent and quiet when all is present;
 # otherwise it says what it installs (on stderr) before touching the system.
-# Usage: scripts/deps.sh [host|build|vm|kunit|dkms|all]   (default: all)
+# Usage: scripts/deps.sh [tools|host|build|vm|kunit|dkms|all]   (default: all)
+#   tools  build tools only
 #   host   build tools and the running kernel's headers, if Debian has them
 #          (plain `make`: never adds an apt source, never installs a kernel)
 #   build  build tools and the 6.1 and 6.12 headers the tests build against
@@ -115,12 +116,13 @@ need_running_headers() {
 }
 
 case "$what" in
+tools) need "${tool_pkgs[@]}" ;;
 host) need "${tool_pkgs[@]}"; need_running_headers ;;
 build) need "${build_pkgs[@]}"; need_612 headers ;;
 vm) need "${build_pkgs[@]}" "${vm_pkgs[@]}"; need_612 kernel ;;
 kunit) need "${build_pkgs[@]}" "${kunit_pkgs[@]}"; need_612 headers ;;
 dkms) need dkms ;;
 all) need "${build_pkgs[@]}" "${vm_pkgs[@]}" "${kunit_pkgs[@]}"; need_612 kernel ;;
-*) echo "usage: $0 [host|build|vm|kunit|dkms|all]" >&2; exit 2 ;;
+*) echo "usage: $0 [tools|host|build|vm|kunit|dkms|all]" >&2; exit 2 ;;
 esac
 exit 0
