@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # In-tree: kbuild reads the obj- line below.
-# Out-of-tree: `make` builds ib_srpt.ko against KDIR (default: newest
-# installed Debian kernel headers); the other targets drive the test tiers.
+# Out-of-tree: `make` builds ib_srpt.ko for the running kernel (or, when its
+# headers are missing, says so and uses the newest installed headers);
+# KVER=<release or 6.1/6.12> or KDIR=<build tree> choose another.
+# `make install` puts it in /lib/modules/<release>/updates/ and runs depmod.
+# The other targets drive the test tiers.
 
 ifneq ($(KERNELRELEASE),)
 
@@ -14,16 +17,18 @@ else
 SHELL := /bin/bash
 SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 CACHE ?= /var/cache/ib_srpt
-KVER ?= 6.12
 MODULE ?= ours
-export KVER MODULE CACHE
+# Empty KVER/KDIR: scripts/build.sh picks the running kernel; the test
+# scripts default KVER to 6.12 themselves. Resolved by the scripts, after
+# scripts/deps.sh has installed headers, not here.
+KVER ?=
+KDIR ?=
+BUILD_OUT ?=
+DESTDIR ?=
+export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR
 
-# Newest installed headers for the requested series (6.1 or 6.12).
-kdir_for = $(lastword $(sort $(wildcard /lib/modules/$(1).*/build) $(wildcard /lib/modules/$(1)-*/build)))
-KDIR ?= $(call kdir_for,$(KVER))
-BUILD_OUT ?= $(CACHE)/build-$(KVER)
-
-.PHONY: all module deps clean lint e2e bench kunit demo check hostile man
+.PHONY: all module deps clean lint e2e bench kunit demo check hostile man \
+	install uninstall dkms
 
 all: module
 
@@ -31,9 +36,29 @@ deps:
 	@$(SRC)/scripts/deps.sh all
 
 # Build in a copy outside the repo so no objects land in the work tree.
+# Plain `make` only installs build tools and the running kernel's headers
+# (and says so); KVER=6.1/6.12 (the test kernels) may add bookworm-backports;
+# any other KVER or KDIR: build tools only.
 module:
-	@$(SRC)/scripts/deps.sh build
-	@$(SRC)/scripts/build.sh "$(KDIR)" "$(BUILD_OUT)" $(EXTRA)
+	@case "$(KDIR):$(KVER)" in \
+	:) $(SRC)/scripts/deps.sh host ;; \
+	:6.1|:6.12) $(SRC)/scripts/deps.sh build ;; \
+	*) $(SRC)/scripts/deps.sh tools ;; \
+	esac
+	@$(SRC)/scripts/build.sh $(EXTRA)
+
+# KO=<path>: install that built module instead of building one.
+install:
+	@$(SRC)/scripts/install.sh install
+
+uninstall:
+	@$(SRC)/scripts/install.sh uninstall
+
+# Register, build and install with DKMS for every installed kernel with
+# headers (KVER=<release>: only that one).
+dkms:
+	@$(SRC)/scripts/deps.sh dkms
+	@$(SRC)/scripts/install.sh dkms
 
 lint:
 	@$(SRC)/scripts/lint.sh

@@ -27,6 +27,7 @@
 #include <linux/overflow.h>
 #include <linux/ratelimit.h>
 #include <linux/configfs.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cache.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
@@ -69,7 +70,7 @@ enum {
 static unsigned int srp_max_req_size = SRP_MAX_REQ_SIZE_DEFAULT;
 module_param(srp_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest initiator-to-target IU accepted (996..65536, default 8276).");
+		 "Largest initiator-to-target IU accepted (at least 996, default 8276).");
 
 static int srpt_srq_size = SRPT_SRQ_SIZE_DEFAULT;
 module_param(srpt_srq_size, int, 0444);
@@ -79,23 +80,41 @@ MODULE_PARM_DESC(srpt_srq_size,
 static u64 srpt_service_guid;
 
 /**
+ * srpt_parse_service_guid() - parse a service GUID as users write it.
+ * @val: 1 to 16 hexadecimal digits, with or without "0x"; one trailing
+ *       newline is accepted.
+ * @guid: receives the value; untouched on error.
+ *
+ * The GUID is always hexadecimal, as InfiniBand tools print GUIDs:
+ * "0002c903000e8acd" and "0x0002c903000e8acd" are the same GUID.
+ *
+ * Return: 0, or -EINVAL for anything else.
+ */
+static int srpt_parse_service_guid(const char *val, u64 *guid)
+{
+	u64 v;
+
+	/* kstrtou64() skips "0x" for base 16, but would also take a '+'. */
+	if (!isxdigit(val[0]) || kstrtou64(val, 16, &v))
+		return -EINVAL;
+	*guid = v;
+	return 0;
+}
+
+/**
  * srpt_set_u64_guid() - validate and store srpt_service_guid.
- * @val: the text written, decimal or 0x-prefixed hex.
+ * @val: the text written, see srpt_parse_service_guid().
  * @kp: parameter description.
  *
- * Return: 0, or -EINVAL for text that is not a 64-bit number.
+ * Return: 0, or -EINVAL for text that is not a 64-bit hexadecimal number.
  */
 static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
 {
-	u64 guid;
-	int ret;
-
-	ret = kstrtou64(val, 0, &guid);
-	if (ret) {
-		pr_err("srpt_service_guid: '%s' is not a 64-bit number\n", val);
+	if (srpt_parse_service_guid(val, kp->arg)) {
+		pr_err("srpt_service_guid: '%s' is not a GUID (1 to 16 hex digits, with or without 0x)\n",
+		       val);
 		return -EINVAL;
 	}
-	*(u64 *)kp->arg = guid;
 	return 0;
 }
 
@@ -117,7 +136,54 @@ static const struct kernel_param_ops srpt_guid_ops = {
 };
 module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
-		 "Target port ID (id_ext and IOC GUID); default: node GUID of the first HCA.");
+		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
+
+static DEFINE_MUTEX(srpt_rdma_cm_mutex);
+static struct rdma_cm_id *srpt_rdma_cm_id;
+static u16 srpt_rdma_cm_port;
+static u16 srpt_rdma_cm_port_param;
+
+/**
+ * srpt_set_rdma_cm_port() - validate and store the rdma_cm_port parameter.
+ * @val: a port number, 0 for no listener.
+ * @kp: parameter description.
+ *
+ * The listener itself is created by srpt_init_module().
+ *
+ * Return: 0, or -EINVAL for text that is not a port number.
+ */
+static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
+{
+	if (kstrtou16(val, 0, kp->arg)) {
+		pr_err("rdma_cm_port: '%s' is not a port number (0..65535, 0: no RDMA/CM listener)\n",
+		       val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * srpt_get_rdma_cm_port() - show the port the RDMA/CM listener uses now.
+ * @buffer: output.
+ * @kp: parameter description, unused.
+ *
+ * Reads the live value, which discovery_auth/rdma_cm_port may have changed
+ * since the module was loaded.
+ *
+ * Return: number of bytes written.
+ */
+static int srpt_get_rdma_cm_port(char *buffer, const struct kernel_param *kp)
+{
+	return sprintf(buffer, "%u\n", READ_ONCE(srpt_rdma_cm_port));
+}
+
+static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
+	.set = srpt_set_rdma_cm_port,
+	.get = srpt_get_rdma_cm_port,
+};
+module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &srpt_rdma_cm_port_param, 0444);
+MODULE_PARM_DESC(rdma_cm_port,
+		 "RDMA/CM listener port for RoCE and iWARP logins (0: none, default); discovery_auth/rdma_cm_port changes it later.");
 
 static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
@@ -125,10 +191,6 @@ static struct workqueue_struct *srpt_wq;
 
 static LIST_HEAD(srpt_dev_list);
 static DEFINE_MUTEX(srpt_dev_mutex);
-
-static DEFINE_MUTEX(srpt_rdma_cm_mutex);
-static struct rdma_cm_id *srpt_rdma_cm_id;
-static u16 srpt_rdma_cm_port;
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -3787,72 +3849,147 @@ static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
 	return nexus;
 }
 
-static int srpt_parse_acl_name(const char *name, u8 i_port_id[16], bool *is_ip);
+/* What an ACL name identifies, by its form. */
+enum srpt_acl_form {
+	SRPT_ACL_PORT_ID,	/* initiator port ID, 0x + hex or hex */
+	SRPT_ACL_GUID,		/* initiator port GUID hhhh:hhhh:hhhh:hhhh */
+	SRPT_ACL_IP,		/* initiator IPv4 or IPv6 address */
+};
+
+static int srpt_parse_acl_name(const char *name, u8 id[16],
+			       enum srpt_acl_form *form);
 
 /**
- * srpt_acl_matches_addr() - whether an ACL name is the initiator's address.
- * @name: ACL name.
- * @src: initiator address of an RDMA/CM login, or NULL.
+ * srpt_ip_equal() - whether two socket addresses are the same IP address.
+ * @a: address.
+ * @b: address.
  *
- * IPv4-mapped IPv6 addresses match their IPv4 form.
+ * IPv4 and IPv4-mapped IPv6 addresses of the same value are equal.
+ *
+ * Return: true if equal; false for non-IP families.
+ */
+static bool srpt_ip_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	const struct sockaddr *sa[2] = { a, b };
+	struct in6_addr v6[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (sa[i]->sa_family == AF_INET)
+			ipv6_addr_set_v4mapped(((const struct sockaddr_in *)sa[i])->sin_addr.s_addr,
+					       &v6[i]);
+		else if (sa[i]->sa_family == AF_INET6)
+			v6[i] = ((const struct sockaddr_in6 *)sa[i])->sin6_addr;
+		else
+			return false;
+	}
+	return ipv6_addr_equal(&v6[0], &v6[1]);
+}
+
+/**
+ * srpt_acl_name_addr() - the IP address an address ACL names.
+ * @name: ACL name in the IP form of srpt_parse_acl_name().
+ * @ss: receives the address as AF_INET or AF_INET6.
+ *
+ * Return: 0, or -EINVAL if @name is not an IP address.
+ */
+static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	size_t len = strcspn(name, "\n");
+	const char *end;
+
+	memset(ss, 0, sizeof(*ss));
+	if (in4_pton(name, len, (u8 *)&s4->sin_addr.s_addr, -1, &end) &&
+	    end == name + len) {
+		s4->sin_family = AF_INET;
+		return 0;
+	}
+	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
+		name++;
+		len -= 2;
+	}
+	if (in6_pton(name, len, s6->sin6_addr.s6_addr, -1, &end) &&
+	    end == name + len) {
+		s6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * srpt_acl_matches() - whether an ACL names the initiator of a login.
+ * @name: ACL name, see srpt_parse_acl_name().
+ * @guid_port: the ACL's target port is GUID-named (else GID-named).
+ * @i_port_id: initiator port ID from the login request.
+ * @src: who logs in: AF_IB with the initiator's GID from the connection's
+ *	 primary path for an IB CM login, AF_INET or AF_INET6 with the
+ *	 initiator's address for an RDMA/CM login; may be NULL.
+ *
+ * Which identity an ACL names is that of the in-kernel driver: on a
+ * GID-named target port the initiator port ID (all 16 bytes, so its
+ * initiator_ext counts); on a GUID-named one the initiator's port GUID (the
+ * interface ID of its GID in the connection's path, whatever initiator_ext
+ * says) for IB CM logins and its IP address for RDMA/CM logins. Values are
+ * compared, not text, so every spelling of the same value matches.
+ *
+ * One extension: RDMA/CM has no port GUID in its path (RoCE GIDs are made
+ * from IP addresses), so there a port GUID ACL names the port GUID half of
+ * the initiator port ID; the in-kernel driver never matches it.
  *
  * Return: true on a match.
  */
-static bool srpt_acl_matches_addr(const char *name, const struct sockaddr *src)
+static bool srpt_acl_matches(const char *name, bool guid_port,
+			     const u8 i_port_id[16], const struct sockaddr *src)
 {
-	struct in6_addr a6, s6;
-	char buf[INET6_ADDRSTRLEN + 2];
-	size_t len;
-	__be32 a4;
+	struct sockaddr_storage ss;
+	enum srpt_acl_form form;
+	u8 id[16];
 
+	if (srpt_parse_acl_name(name, id, &form))
+		return false;
+	if (!guid_port)
+		return form == SRPT_ACL_PORT_ID && !memcmp(id, i_port_id, 16);
 	if (!src)
 		return false;
-	strscpy(buf, name[0] == '[' ? name + 1 : name, sizeof(buf));
-	len = strcspn(buf, "]\n");
-	buf[len] = '\0';
-
-	if (src->sa_family == AF_INET)
-		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)src)->sin_addr.s_addr,
-				       &s6);
-	else if (src->sa_family == AF_INET6)
-		s6 = ((const struct sockaddr_in6 *)src)->sin6_addr;
-	else
-		return false;
-
-	if (in4_pton(buf, -1, (u8 *)&a4, -1, NULL))
-		ipv6_addr_set_v4mapped(a4, &a6);
-	else if (!in6_pton(buf, -1, a6.s6_addr, -1, NULL))
-		return false;
-	return ipv6_addr_equal(&a6, &s6);
+	/* Up to 16 hex digits name a GUID too, e.g. 0x0002c903000e8acd. */
+	if (form == SRPT_ACL_PORT_ID && !memchr_inv(id, 0, 8))
+		form = SRPT_ACL_GUID;
+	if (form == SRPT_ACL_GUID && src->sa_family == AF_IB)
+		return !memcmp(id + 8,
+			       &((const struct sockaddr_ib *)src)->sib_addr.sib_interface_id, 8);
+	if (form == SRPT_ACL_GUID)
+		return !memcmp(id + 8, i_port_id + 8, 8);
+	if (form == SRPT_ACL_IP)
+		return !srpt_acl_name_addr(name, &ss) &&
+		       srpt_ip_equal((struct sockaddr *)&ss, src);
+	return false;
 }
 
 /**
  * srpt_find_acl() - find the ACL of a login in a TPG.
  * @tpg: portal group.
+ * @guid_port: @tpg is under the GUID-form name of its port.
  * @i_port_id: initiator port ID.
- * @src: initiator address of an RDMA/CM login, or NULL.
+ * @src: initiator identity, see srpt_acl_matches().
  * @name: receives the ACL's name.
- *
- * ACL names may be spelled in any accepted form (0x+32 hex, 32 hex, ib.,
- * GUID, IP address), so they are compared by value, not as text.
  *
  * Return: true if an ACL matched.
  */
-static bool srpt_find_acl(struct se_portal_group *tpg, const u8 i_port_id[16],
-			  const struct sockaddr *src, char *name)
+static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
+			  const u8 i_port_id[16], const struct sockaddr *src,
+			  char *name)
 {
 	struct se_node_acl *nacl;
-	bool found = false, is_ip;
-	u8 id[16];
+	bool found = false;
 
 	mutex_lock(&tpg->acl_node_mutex);
 	list_for_each_entry(nacl, &tpg->acl_node_list, acl_list) {
 		if (nacl->dynamic_node_acl)
 			continue;
-		if (srpt_parse_acl_name(nacl->initiatorname, id, &is_ip))
-			continue;
-		if (is_ip ? srpt_acl_matches_addr(nacl->initiatorname, src) :
-			    !memcmp(id, i_port_id, 16)) {
+		if (srpt_acl_matches(nacl->initiatorname, guid_port, i_port_id,
+				     src)) {
 			strscpy(name, nacl->initiatorname, TRANSPORT_IQN_LEN);
 			found = true;
 			break;
@@ -3866,7 +4003,7 @@ static bool srpt_find_acl(struct se_portal_group *tpg, const u8 i_port_id[16],
  * srpt_setup_session() - create the LIO session of a new channel.
  * @ch: channel.
  * @i_port_id: initiator port ID.
- * @src: initiator address of an RDMA/CM login, or NULL.
+ * @src: initiator identity, see srpt_acl_matches().
  *
  * Return: 0, or -EACCES when no enabled TPG of the port has an ACL for the
  * initiator.
@@ -3888,7 +4025,8 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 		mutex_lock(&ids[i]->mutex);
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
 			if (!stpg->live ||
-			    !srpt_find_acl(&stpg->tpg, i_port_id, src, name))
+			    !srpt_find_acl(&stpg->tpg, ids[i] == sport->guid_id,
+					   i_port_id, src, name))
 				continue;
 			ch->sess = target_setup_session(&stpg->tpg, 0, 0,
 							TARGET_PROT_NORMAL,
@@ -4466,12 +4604,21 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 {
 	struct srpt_rdma_ch *ch = cm_id->context;
 	const struct ib_cm_req_event_param *param;
+	struct sockaddr_ib src = { .sib_family = AF_IB };
 
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		param = &event->param.req_rcvd;
+		/*
+		 * Who logs in, for GUID-form ACLs: the REQ's primary path seen
+		 * from here has the initiator's port GID as its destination.
+		 */
+		if (param->primary_path)
+			memcpy(&src.sib_addr, &param->primary_path->dgid,
+			       sizeof(src.sib_addr));
 		return srpt_cm_req_recv(cm_id->context, cm_id, NULL, param->port,
-					event->private_data, NULL,
+					event->private_data,
+					(struct sockaddr *)&src,
 					param->initiator_depth);
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
@@ -5091,45 +5238,50 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 
 /**
  * srpt_parse_acl_name() - parse the name of a node ACL.
- * @name: an initiator port identifier as accepted by srpt_parse_i_port_id(),
- *        optionally prefixed with "ib." as rtslib writes it, or an IPv4 or
- *        IPv6 address (the latter optionally in brackets) for RDMA/CM logins.
- * @i_port_id: receives the initiator port identifier; untouched for an IP
- *             address or on error.
- * @is_ip: set to true if @name is an IP address, false otherwise.
+ * @name: an initiator port ID (as srpt_parse_i_port_id() takes it, without
+ *        the GUID form), an initiator port GUID "hhhh:hhhh:hhhh:hhhh" or
+ *        an IPv4 or IPv6 address (the latter optionally in brackets).
+ * @id: receives the port ID (right-aligned) or the GUID (bytes 8 to 15,
+ *      bytes 0 to 7 zero); untouched for an IP address or on error.
+ * @form: receives which of the three @name is.
  *
- * Return: 0 on success, -EINVAL if @name is neither form.
+ * Return: 0 on success, -EINVAL if @name is none of these forms.
  */
-static int srpt_parse_acl_name(const char *name, u8 i_port_id[16],
-			       bool *is_ip)
+static int srpt_parse_acl_name(const char *name, u8 id[16],
+			       enum srpt_acl_form *form)
 {
-	const char *end, *p = name;
-	size_t len = strlen(name);
-	u8 addr[16];
+	struct sockaddr_storage ss;
 
-	*is_ip = false;
-	if (!srpt_parse_i_port_id(i_port_id, name))
+	if (!srpt_parse_i_port_id(id, name)) {
+		*form = strchr(name, ':') ? SRPT_ACL_GUID : SRPT_ACL_PORT_ID;
 		return 0;
-	if (!strncasecmp(name, "ib.", 3) &&
-	    !srpt_parse_i_port_id(i_port_id, name + 3))
-		return 0;
-
-	if (len && name[len - 1] == '\n')
-		len--;
-	if (in4_pton(name, len, addr, -1, &end) && end == name + len)
-		goto is_ip;
-	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
-		p++;
-		len -= 2;
 	}
-	if (in6_pton(p, len, addr, -1, &end) && end == p + len)
-		goto is_ip;
-
+	if (!srpt_acl_name_addr(name, &ss)) {
+		*form = SRPT_ACL_IP;
+		return 0;
+	}
 	return -EINVAL;
+}
 
-is_ip:
-	*is_ip = true;
-	return 0;
+/**
+ * srpt_rtslib_name() - whether rtslib (targetcli) can read a configfs name.
+ * @name: target port or ACL directory name.
+ *
+ * rtslib turns every srpt directory name into "ib." + the name without its
+ * first two characters and accepts only "ib." + 32 lowercase hex digits.
+ *
+ * Return: true if @name is "0x" + 32 lowercase hex digits.
+ */
+static bool srpt_rtslib_name(const char *name)
+{
+	int i;
+
+	if (strlen(name) != 34 || name[0] != '0' || name[1] != 'x')
+		return false;
+	for (i = 2; i < 34; i++)
+		if (!isdigit(name[i]) && !(name[i] >= 'a' && name[i] <= 'f'))
+			return false;
+	return true;
 }
 
 /**
@@ -5236,6 +5388,14 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 	struct srpt_port_id *port_id;
 	struct srpt_port *sport;
 
+	/* Spellings rtslib could not read back; say which one to use. */
+	if (!strncasecmp(name, "ib.", 3) ||
+	    (!strchr(name, ':') && !srpt_rtslib_name(name))) {
+		pr_err("%s: write a target port as 0x + 32 lowercase hex digits of its GID (targetcli's ib.<32 hex> name is that in configfs) or as the port GUID hhhh:hhhh:hhhh:hhhh\n",
+		       name);
+		return ERR_PTR(-EINVAL);
+	}
+
 	sport = srpt_lookup_port(name, &port_id);
 	if (!sport) {
 		pr_info("%s: no RDMA port with this GUID (hhhh:hhhh:hhhh:hhhh) or GID (0x + 32 hex digits) at GID index 0\n",
@@ -5254,6 +5414,9 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 	strscpy(port_id->name, name, sizeof(port_id->name));
 	mutex_unlock(&port_id->mutex);
 
+	if (port_id == &port_id->home->port_guid_id)
+		pr_notice("%s: GUID-named target port: ACLs name initiator port GUIDs (IB CM) and IP addresses (RDMA/CM); targetcli cannot list it (`targetcli ls` and saveconfig fail while it exists), use %s for that\n",
+			  name, sport->port_gid);
 	return &port_id->wwn;
 }
 
@@ -5287,9 +5450,39 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 }
 
 /**
+ * srpt_tpg_name_tag() - check a TPG directory name and get its tag.
+ * @name: directory name.
+ * @tag: receives the portal group tag.
+ *
+ * Any name is a TPG, as for the in-kernel driver: targetcli's "tpgt_1",
+ * the target port's own name (configurations older than targetcli) or
+ * anything else. rtslib, however, takes every directory whose name starts
+ * with "tpgt" for "tpgt_<decimal tag>" and fails on the rest, so such names
+ * must be exactly that.
+ *
+ * Return: 0, or -EINVAL for a "tpgt" name rtslib could not read.
+ */
+static int srpt_tpg_name_tag(const char *name, u16 *tag)
+{
+	const char *digits = name + 5;
+
+	*tag = 1;
+	if (strncmp(name, "tpgt", 4))
+		return 0;
+	/* No sign, no leading zero: rtslib looks up "tpgt_%d" again. */
+	if (name[4] != '_' || !isdigit(digits[0]) ||
+	    (digits[0] == '0' && digits[1]) || kstrtou16(digits, 10, tag))
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * srpt_make_tpg() - configfs callback for creating a TPG.
  * @wwn: target port.
- * @name: directory name; only "tpgt_1" is supported.
+ * @name: directory name, see srpt_tpg_name_tag().
+ *
+ * A target port may have several TPGs; a login is served by the first
+ * enabled one with an ACL for the initiator.
  *
  * Return: the new portal group or an ERR_PTR() on failure.
  */
@@ -5298,10 +5491,12 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 {
 	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
 	struct srpt_tpg *stpg;
+	u16 tag;
 	int ret;
 
-	if (strcmp(name, "tpgt_1")) {
-		pr_err("%s: only tpgt_1 is supported\n", name);
+	if (srpt_tpg_name_tag(name, &tag)) {
+		pr_err("%s: a TPG name starting with \"tpgt\" must be tpgt_<number> (0..65535, as targetcli writes it); other names are fine\n",
+		       name);
 		return ERR_PTR(-EINVAL);
 	}
 
@@ -5309,6 +5504,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	if (!stpg)
 		return ERR_PTR(-ENOMEM);
 	stpg->sport_id = port_id;
+	stpg->tag = tag;
 
 	ret = core_tpg_register(wwn, &stpg->tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
@@ -5327,7 +5523,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
  * srpt_drop_tpg() - configfs callback for removing a TPG.
  * @tpg: portal group created by srpt_make_tpg().
  *
- * Stops logins on the port first if the TPG is enabled.
+ * Stops logins through it first if the TPG is enabled.
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
@@ -5350,7 +5546,8 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 /**
  * srpt_enable_tpg() - configfs callback for writing a TPG's "enable".
  * @se_tpg: portal group.
- * @enable: accept logins on the port if true; log every channel out if false.
+ * @enable: accept logins through the TPG if true; log its channels out if
+ *	    false (all of the port's if no other TPG of it is enabled).
  *
  * Return: 0 on success, -ENODEV when enabling a port of a removed device.
  */
@@ -5389,11 +5586,11 @@ static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
  * srpt_get_tag() - get the portal group tag of a TPG.
  * @tpg: portal group.
  *
- * Return: 1; every target port has the single TPG tpgt_1.
+ * Return: N for a TPG named "tpgt_N", 1 for any other name.
  */
 static u16 srpt_get_tag(struct se_portal_group *tpg)
 {
-	return 1;
+	return container_of(tpg, struct srpt_tpg, tpg)->tag;
 }
 
 /**
@@ -5462,18 +5659,44 @@ static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
  * @se_nacl: node ACL.
  * @name: ACL name, see srpt_parse_acl_name().
  *
- * Return: 0 if @name is a valid initiator name, -EINVAL otherwise.
+ * Refuses names that could never match a login on the ACL's target port
+ * (see srpt_acl_matches()) and rtslib's "ib." spelling, each with a message
+ * saying which form to use there.
+ *
+ * Return: 0 if @name is a valid ACL name for its target port, -EINVAL
+ * otherwise.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
-	u8 i_port_id[16];
-	bool is_ip;
+	struct srpt_port_id *port_id =
+		srpt_wwn_to_port_id(se_nacl->se_tpg->se_tpg_wwn);
+	bool guid_port = port_id == &port_id->home->port_guid_id;
+	enum srpt_acl_form form;
+	u8 id[16];
 
-	if (srpt_parse_acl_name(name, i_port_id, &is_ip)) {
-		pr_err("%s: invalid ACL name; expected an initiator port ID (0x + up to 32 hex digits, or a GUID hhhh:hhhh:hhhh:hhhh) or an IP address\n",
+	if (srpt_parse_acl_name(name, id, &form) ||
+	    !strncasecmp(name, "ib.", 3)) {
+		if (guid_port)
+			pr_err("%s: invalid ACL name; on a GUID-named target port write the initiator's port GUID (hhhh:hhhh:hhhh:hhhh) or IP address\n",
+			       name);
+		else
+			pr_err("%s: invalid ACL name; write the initiator port ID as 0x + 32 hex digits (targetcli's ib.<32 hex> is that in configfs)\n",
+			       name);
+		return -EINVAL;
+	}
+	if (!guid_port && form != SRPT_ACL_PORT_ID) {
+		pr_err("%s: on a GID-named target port an ACL names the initiator port ID (0x + 32 hex digits: initiator_ext, port GUID); port GUID and IP address ACLs belong under the port's GUID name\n",
 		       name);
 		return -EINVAL;
 	}
+	if (guid_port && form == SRPT_ACL_PORT_ID && memchr_inv(id, 0, 8)) {
+		pr_err("%s: on a GUID-named target port an ACL names the initiator's port GUID (hhhh:hhhh:hhhh:hhhh) or IP address; initiator port ID ACLs belong under the port's GID name\n",
+		       name);
+		return -EINVAL;
+	}
+	if (!guid_port && !srpt_rtslib_name(name))
+		pr_notice("%s: ACL for initiator port ID 0x%16phN; targetcli cannot list this spelling (`targetcli ls` and saveconfig fail while it exists), it needs 0x + 32 lowercase hex digits\n",
+			  name, id);
 	return 0;
 }
 
@@ -5516,6 +5739,7 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
  * @item: the TPG's attrib configfs group.
  * @page: text written by the user.
  * @count: length of @page.
+ * @what: attribute name, for the error message.
  * @off: offset of the attribute in &struct srpt_port_attrib.
  * @min: smallest accepted value.
  * @max: largest accepted value.
@@ -5524,13 +5748,19 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
  * [@min, @max]; the attribute is then unchanged.
  */
 static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
-				     size_t count, size_t off, u32 min, u32 max)
+				     size_t count, const char *what, size_t off,
+				     u32 min, u32 max)
 {
 	struct srpt_port *sport;
 	u32 val;
 
-	if (kstrtou32(page, 0, &val) || val < min || val > max)
+	if (kstrtou32(page, 0, &val) || val < min || val > max) {
+		pr_err("%s: '%.*s' is not a number in %u..%u%s\n", what,
+		       (int)strcspn(page, "\n"), page, min, max,
+		       min == SRP_MAX_RSP_SIZE_MIN ?
+		       " (a task-management response is 40 bytes)" : "");
 		return -EINVAL;
+	}
 
 	/* Logins read the attributes without the configfs locks. */
 	WRITE_ONCE(*srpt_u32_attrib(item, off, &sport), val);
@@ -5562,7 +5792,7 @@ static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item, 
 static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
 						       const char *page, size_t count)
 {
-	return srpt_store_u32_attrib(item, page, count,
+	return srpt_store_u32_attrib(item, page, count, "srp_max_rdma_size",
 				     offsetof(struct srpt_port_attrib, srp_max_rdma_size),
 				     SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
 }
@@ -5591,7 +5821,7 @@ static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item, c
 static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
 						      const char *page, size_t count)
 {
-	return srpt_store_u32_attrib(item, page, count,
+	return srpt_store_u32_attrib(item, page, count, "srp_max_rsp_size",
 				     offsetof(struct srpt_port_attrib, srp_max_rsp_size),
 				     SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
 }
@@ -5620,7 +5850,7 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item, char *
 static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 						 const char *page, size_t count)
 {
-	return srpt_store_u32_attrib(item, page, count,
+	return srpt_store_u32_attrib(item, page, count, "srp_sq_size",
 				     offsetof(struct srpt_port_attrib, srp_sq_size),
 				     SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
 }
@@ -5819,6 +6049,29 @@ static struct configfs_attribute *srpt_nacl_attrs[] = {
 	NULL,
 };
 
+/**
+ * srpt_nacl_auth_authenticate_target_show() - show auth/authenticate_target.
+ * @item: the ACL's auth configfs group, unused.
+ * @page: output buffer.
+ *
+ * SRP has no login authentication; rtslib (targetcli "sessions detail")
+ * reads this attribute of every ACL.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+						       char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
+	NULL,
+};
+
 static const struct target_core_fabric_ops srpt_template = {
 	.module				= THIS_MODULE,
 	.fabric_name			= "srpt",
@@ -5847,6 +6100,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_TFO_SUBMIT_OPS
 };
 
@@ -5862,9 +6116,15 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
-	if (srp_max_req_size < SRP_MAX_REQ_SIZE_MIN || srp_max_req_size > 65536) {
-		pr_err("srp_max_req_size %u out of range %u..65536\n",
+	if (srp_max_req_size < SRP_MAX_REQ_SIZE_MIN) {
+		pr_err("srp_max_req_size %u is below %u: initiators cannot log in with a smaller IU\n",
 		       srp_max_req_size, SRP_MAX_REQ_SIZE_MIN);
+		return -EINVAL;
+	}
+	/* Each receive buffer is one kmalloc()ed IU. */
+	if (srp_max_req_size > KMALLOC_MAX_SIZE) {
+		pr_err("srp_max_req_size %u is above %lu, the largest receive buffer the kernel can allocate\n",
+		       srp_max_req_size, (unsigned long)KMALLOC_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (srpt_srq_size < SRPT_SRQ_SIZE_MIN || srpt_srq_size > SRPT_SRQ_SIZE_MAX) {
@@ -5886,8 +6146,19 @@ static int __init srpt_init_module(void)
 		pr_err("ib_register_client() failed: %d\n", ret);
 		goto err_template;
 	}
+
+	if (srpt_rdma_cm_port_param) {
+		ret = srpt_rdma_cm_listen(srpt_rdma_cm_port_param);
+		if (ret) {
+			pr_err("rdma_cm_port=%u: cannot listen on that port: %d\n",
+			       srpt_rdma_cm_port_param, ret);
+			goto err_client;
+		}
+	}
 	return 0;
 
+err_client:
+	ib_unregister_client(&srpt_client);
 err_template:
 	target_unregister_template(&srpt_template);
 err_wq:

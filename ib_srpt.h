@@ -194,9 +194,9 @@ enum {
 	SRPT_SRQ_SIZE_MIN	= 4,
 	SRPT_SRQ_SIZE_MAX	= 65535,
 	SRPT_SRQ_SIZE_DEFAULT	= 4095,
-	SRPT_SQ_SIZE_MIN	= 16,
+	SRPT_SQ_SIZE_MIN	= 4,
 	SRPT_SQ_SIZE_DEFAULT	= 4096,
-	SRPT_SQ_SIZE_MAX	= 16384,
+	SRPT_SQ_SIZE_MAX	= 65535,
 	SRPT_RQ_SIZE		= 128,
 	SRPT_MAX_RDMA_SIZE_MIN	= PAGE_SIZE,
 	SRPT_MAX_RDMA_SIZE_DEFAULT = 1 << 24,
@@ -562,9 +562,10 @@ struct srpt_port_attrib {
 };
 
 /**
- * struct srpt_tpg - the single TPG (tpgt_1) of a target port name.
+ * struct srpt_tpg - a TPG of a target port name (any directory name).
  * @entry: on &srpt_port_id.tpg_list.
  * @sport_id: owner.
+ * @tag: portal group tag: N for "tpgt_N", else 1.
  * @tpg: LIO portal group.
  * @live: enabled; new sessions may join it. Protected by the owner's
  *	  &srpt_port_id.mutex.
@@ -572,6 +573,7 @@ struct srpt_port_attrib {
 struct srpt_tpg {
 	struct list_head	entry;
 	struct srpt_port_id	*sport_id;
+	u16			tag;
 	struct se_portal_group	tpg;
 	bool			live;
 };

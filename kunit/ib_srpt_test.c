@@ -39,6 +39,7 @@ static bool srpt_test_all_eq(const void *p, size_t len, u8 v)
 #include "srpt_state_test.c"
 #include "srpt_adopt_test.c"
 #include "srpt_load_test.c"
+#include "srpt_compat_test.c"
 
 kunit_test_suites(&srpt_desc_suite,
 		  &srpt_login_suite,
@@ -47,4 +48,5 @@ kunit_test_suites(&srpt_desc_suite,
 		  &srpt_name_suite,
 		  &srpt_state_suite,
 		  &srpt_adopt_suite,
-		  &srpt_load_suite);
+		  &srpt_load_suite,
+		  &srpt_compat_suite);

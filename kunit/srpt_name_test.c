@@ -145,8 +145,13 @@ static void srpt_name_rejects_junk(struct kunit *test)
 
 static int srpt_test_acl(const char *name, u8 id[16], bool *is_ip)
 {
+	enum srpt_acl_form form = SRPT_ACL_PORT_ID;
+	int ret;
+
 	memset(id, SRPT_TEST_POISON, 16);
-	return srpt_parse_acl_name(name, id, is_ip);
+	ret = srpt_parse_acl_name(name, id, &form);
+	*is_ip = form == SRPT_ACL_IP;
+	return ret;
 }
 
 static void srpt_acl_port_id_forms(struct kunit *test)

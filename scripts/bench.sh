@@ -24,6 +24,7 @@ run_id=bench-$KVER-$(date -u +%Y%m%d-%H%M%S)
 out=$CACHE/results/$run_id
 mkdir -p "$out"
 
+"$REPO/scripts/deps.sh" vm || { echo "bench: dependency setup failed (scripts/deps.sh vm)"; echo "0 passed, 1 failed"; exit 1; }
 modules="distro ours"
 note=
 if [ "$MODULE" = distro ]; then

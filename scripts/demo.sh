@@ -13,6 +13,14 @@ MODULE=${MODULE:-ours}
 export CACHE KVER MODULE
 out=$CACHE/results/demo-$KVER-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+# The guest needs QEMU, busybox, the 6.12 kernel, rdma-core, targetcli, fio:
+# deps.sh says what it installs before it does.
+echo "demo: checking what the demo needs (QEMU, guest kernels, rdma-core, targetcli, fio...)"
+if ! "$REPO/scripts/deps.sh" vm; then
+	echo "demo: installing the dependencies failed (scripts/deps.sh vm)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 if [ "$MODULE" = ours ]; then
 	echo "demo: building our ib_srpt for $KVER"
 	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \

@@ -6,6 +6,7 @@
 # by `make module` into $CACHE/build-$KVER, loaded by path; MODULE=distro: the
 # kernel's own). Environment:
 #   KVER=6.12|6.1  MODULE=ours|distro  CACHE=/var/cache/ib_srpt
+#   KO=<path>      MODULE=ours: test this ib_srpt.ko instead of building one
 #   E2E_ONLY=login,acl-refused,...  run only these scenarios (name or number)
 #   BREAK=acl      fail on purpose: the login scenario runs without its ACL
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
@@ -35,16 +36,18 @@ for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 done
 [ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; echo "0 passed, 1 failed"; exit 1; }
 
+"$REPO/scripts/deps.sh" vm || { echo "e2e: dependency setup failed (scripts/deps.sh vm)"; echo "0 passed, 1 failed"; exit 1; }
 echo "e2e: KVER=$KVER MODULE=$MODULE ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
 
 # Our module must be built first; a build failure fails every scenario.
-ko=
+# KO=<path> tests that module instead (nothing is built).
+ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}
 if [ "$MODULE" = ours ] && [ -n "${KO:-}" ]; then
-	# A module built elsewhere (e.g. another checkout): used as it is.
-	ko=$KO
-	[ -r "$ko" ] || { echo "e2e: no module at KO=$ko"; echo "0 passed, 1 failed"; exit 1; }
+	[ -r "$ko" ] || { echo "e2e: no module at KO=$ko"; echo "0 passed, ${#scenarios[@]} failed"; exit 1; }
+	# A private copy: others may rebuild the module while the guest runs.
+	cp "$ko" "$out/ib_srpt.ko" && ko=$out/ib_srpt.ko
+	echo "e2e: module KO=${KO} ($(md5sum <"$ko" | cut -c1-12))"
 elif [ "$MODULE" = ours ]; then
-	ko=$CACHE/build-$KVER/ib_srpt.ko
 	echo "e2e: building our module for $KVER"
 	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
 		>"$out/build.log" 2>&1 || [ ! -f "$ko" ]; then
@@ -66,7 +69,7 @@ for n in "${scenarios[@]}"; do
 done
 
 start=$(date +%s)
-"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet ${ko:+--ko "$ko"} \
+"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
 	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}"

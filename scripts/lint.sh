@@ -56,7 +56,7 @@ for kv in $KVERS; do
 		continue
 	fi
 	rm -rf "$out"
-	"$SRC/scripts/build.sh" "$kdir" "$out" W=1 C=1 >"$log" 2>&1
+	KDIR=$kdir BUILD_OUT=$out "$SRC/scripts/build.sh" W=1 C=1 >"$log" 2>&1
 	rc=$?
 	if [ $rc = 0 ] && grep -Eq 'warning:|error:' "$log"; then
 		rc=1

@@ -259,8 +259,11 @@ srpt_teardown() {
 			w=${w%/}
 			[ "$(basename "$w")" = discovery_auth ] && continue
 			[ -d "$w" ] || continue
-			for t in "$w"/tpgt_*; do
-				[ -d "$t" ] || continue
+			# Any TPG name: tpgt_N, the port's own name (old scripts)...
+			for t in "$w"/*/; do
+				t=${t%/}
+				case "$(basename "$t")" in fabric_statistics|param) continue ;; esac
+				[ -d "$t/lun" ] || continue
 				echo 0 >"$t/enable" 2>/dev/null
 				for a in "$t"/acls/*; do
 					[ -d "$a" ] || continue

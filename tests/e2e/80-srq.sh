@@ -23,10 +23,19 @@ if [ "${MODULE:-ours}" = ours ]; then
 	expect_eq "srp_sq_size default" "$(cat "$q")" 4096
 	echo 2048 >"$q" || die "srp_sq_size=2048 refused"
 	expect_eq "srp_sq_size after writing 2048" "$(cat "$q")" 2048
-	if echo 15 >"$q" 2>/dev/null; then die "srp_sq_size=15 accepted"; fi
-	expect_eq "srp_sq_size after writing 15" "$(cat "$q")" 2048
+	# The in-kernel driver's range, 4..65535.
+	if echo 3 >"$q" 2>/dev/null; then die "srp_sq_size=3 accepted"; fi
+	expect_eq "srp_sq_size after writing 3" "$(cat "$q")" 2048
+	if echo 65536 >"$q" 2>/dev/null; then die "srp_sq_size=65536 accepted"; fi
+	echo 4 >"$q" || die "srp_sq_size=4 refused"
+	echo 65535 >"$q" || die "srp_sq_size=65535 refused"
+	echo 2048 >"$q"
 	r=$(tpg_dir)/attrib/srp_max_rsp_size
-	if echo 35 >"$r" 2>/dev/null; then die "srp_max_rsp_size=35 accepted"; fi
+	# A task-management response is 40 bytes: nothing smaller works.
+	if echo 39 >"$r" 2>/dev/null; then die "srp_max_rsp_size=39 accepted"; fi
+	dmesg | grep -q "srp_max_rsp_size: '39' is not a number in 40\.\..*task-management response is 40 bytes" ||
+		die "no reason logged for refusing srp_max_rsp_size=39"
+	echo 40 >"$r" || die "srp_max_rsp_size=40 refused"
 	echo 256 >"$r" || die "srp_max_rsp_size=256 refused"
 	expect_eq "srp_max_rsp_size after writing 256" "$(cat "$r")" 256
 fi
