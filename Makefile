@@ -23,7 +23,7 @@ kdir_for = $(lastword $(sort $(wildcard /lib/modules/$(1).*/build) $(wildcard /l
 KDIR ?= $(call kdir_for,$(KVER))
 BUILD_OUT ?= $(CACHE)/build-$(KVER)
 
-.PHONY: all module deps clean lint e2e bench kunit demo check hostile man
+.PHONY: all module deps clean lint e2e bench kunit demo check hostile man soak
 
 all: module
 
@@ -49,6 +49,10 @@ kunit:
 
 hostile:
 	@$(SRC)/scripts/hostile.sh
+
+# Not part of check: SOAK_MINUTES (default 20) of fio verify under disruptions.
+soak:
+	@$(SRC)/scripts/soak.sh
 
 demo:
 	@$(SRC)/scripts/demo.sh
