@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# timeout: 900
 # Logins racing configuration changes, for RACE_SECONDS (default 60):
 #   - the hostile tool logs in, sends INQUIRY + READ and logs out (sanity
 #     -n), again and again;
@@ -91,11 +92,13 @@ loop_hostile() {
 loop_srp() {
 	local ok=0 ref=0 rc
 	while [ ! -e "$R/stop" ]; do
-		h_bounded 60 sh -c "echo 'id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$H_PORT,initiator_ext=$RACE_EXT' >$AT" \
+		# add_target returns after ib_srp's SCSI scan: when the channel is
+		# closed under it, that lasts until fast_io_fail_tmo (15 s) and more
+		h_bounded 120 sh -c "echo 'id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$H_PORT,initiator_ext=$RACE_EXT' >$AT" \
 			>"$R/s.out" 2>&1
 		rc=$?
 		if [ "$rc" = 124 ]; then
-			echo "ib_srp add_target (race login) hung for more than 60 s" >>"$R/hung"
+			echo "ib_srp add_target (race login) hung for more than 120 s" >>"$R/hung"
 			break
 		elif [ "$rc" = 0 ]; then
 			ok=$((ok + 1))
@@ -150,9 +153,9 @@ while [ $(( $(date +%s) - t0 )) -lt "$SECS" ] && [ ! -e "$R/hung" ]; do
 	sleep 1
 done
 touch "$R/stop"
-# Every step of a loop is bounded (60 s at most, plus a 60 s logout wait).
+# Every step of a loop is bounded (120 s at most, plus a 60 s logout wait).
 for p in $p1 $p2 $p3; do
-	h_wait 150 eval "! kill -0 $p 2>/dev/null" || echo "a race loop did not stop within 150 s" >>"$R/hung"
+	h_wait 200 eval "! kill -0 $p 2>/dev/null" || echo "a race loop did not stop within 200 s" >>"$R/hung"
 done
 read -r h_ok h_ref 2>/dev/null <"$R/h.count" || h_ok=0 h_ref=0
 read -r s_ok s_ref 2>/dev/null <"$R/s.count" || s_ok=0 s_ref=0
