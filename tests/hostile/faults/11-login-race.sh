@@ -38,10 +38,12 @@ cfg_snapshot() {
 # in $R/hung (and the caller stops). Output goes to a file: a hung writer
 # keeps it open, which would block a command substitution.
 cfgw() {
-	local what=$1 rc
+	local what=$1 rc t0
 	shift
+	t0=$(date +%s%N)
 	h_bounded 30 "$@" >"$R/cfgw.out" 2>&1
 	rc=$?
+	echo "$(( ($(date +%s%N) - t0) / 1000000 )) $what" >>"$R/cfgtimes"
 	if [ "$rc" = 124 ]; then
 		echo "configfs $what hung for more than 30 s: $(cat "$R/cfgw.out")" >>"$R/hung"
 		return 124
@@ -83,7 +85,8 @@ loop_hostile() {
 			break ;;
 		*)
 			ref=$((ref + 1))
-			grep -E '^FAIL' "$R/h.out" | head -n 1 | sed 's/0x[0-9a-f]\{6,\}/0x../g' >>"$R/h.fails" ;;
+			grep -E '^FAIL' "$R/h.out" | head -n 1 |
+				sed 's/0x[0-9a-f]\{4,\}/0x../g; s/ ([0-9.]* s)$//' >>"$R/h.fails" ;;
 		esac
 		echo "$ok $ref" >"$R/h.count"
 	done
@@ -163,6 +166,8 @@ read -r n_acl n_tpg 2>/dev/null <"$R/c.count" || n_acl=0 n_tpg=0
 echo "race: $(( $(date +%s) - t0 )) s; hostile logins $h_ok accepted, $h_ref failed;" \
 	"ib_srp race logins $s_ok accepted, $s_ref refused; ACL cycles $n_acl; TPG toggles $n_tpg"
 [ -s "$R/h.fails" ] && sort "$R/h.fails" | uniq -c | sort -rn | head -n 5 | sed 's/^/  hostile: /'
+[ -s "$R/cfgtimes" ] && sort -rn "$R/cfgtimes" | head -n 3 |
+	awk '{ t = $1; $1 = ""; printf "  slowest configfs change:%s %.1f s\n", $0, t / 1000 }'
 [ -s "$R/cfgerr" ] && sort "$R/cfgerr" | uniq -c | head -n 5 | sed 's/^/  /'
 if [ "$h_ok" -lt 1 ] || [ "$h_ref" -lt 1 ] || [ "$n_acl" -lt 2 ] || [ "$n_tpg" -lt 1 ]; then
 	echo "the race did not exercise both outcomes (need accepted and failed logins, ACL cycles and TPG toggles)"
