@@ -6,8 +6,9 @@
 #     -n), again and again;
 #   - a second Linux ib_srp login (initiator_ext "race", reading lun_1 as
 #     its LUN 0) is added and removed again and again;
-#   - meanwhile the hostile initiator's ACL and the race initiator's ACLs
-#     are removed and re-added, and the TPG is disabled and enabled.
+#   - meanwhile the hostile initiator's ACL and (every other time) the race
+#     initiator's ACLs are removed and re-added, and, in a loop of its own,
+#     the TPG is disabled and enabled.
 # The fio initiator's channel is closed by every TPG disable (a deliberate
 # disruption): it must come back afterwards.
 # Asserts: no configfs write, login or logout hangs (each bounded; a hang
@@ -38,17 +39,17 @@ cfg_snapshot() {
 # in $R/hung (and the caller stops). Output goes to a file: a hung writer
 # keeps it open, which would block a command substitution.
 cfgw() {
-	local what=$1 rc t0
+	local what=$1 rc t0 o=$R/cfgw.$BASHPID
 	shift
 	t0=$(date +%s%N)
-	h_bounded 30 "$@" >"$R/cfgw.out" 2>&1
+	h_bounded 30 "$@" >"$o" 2>&1
 	rc=$?
 	echo "$(( ($(date +%s%N) - t0) / 1000000 )) $what" >>"$R/cfgtimes"
 	if [ "$rc" = 124 ]; then
-		echo "configfs $what hung for more than 30 s: $(cat "$R/cfgw.out")" >>"$R/hung"
+		echo "configfs $what hung for more than 30 s: $(cat "$o")" >>"$R/hung"
 		return 124
 	fi
-	[ "$rc" = 0 ] || echo "configfs $what failed: $(head -c 200 "$R/cfgw.out")" >>"$R/cfgerr"
+	[ "$rc" = 0 ] || echo "configfs $what failed: $(head -c 200 "$o")" >>"$R/cfgerr"
 	return "$rc"
 }
 tpg_set() { echo "$1" >"$H_TPG/enable"; }
@@ -116,26 +117,36 @@ loop_srp() {
 	done
 }
 
-loop_config() {
-	local acls=0 tpg=0 a
+loop_acl() {
+	local n=0 a
 	while [ ! -e "$R/stop" ]; do
 		cfgw "rmdir of the hostile ACL" acl_del "$HACL" || [ ! -e "$R/hung" ] || break
-		for a in $(race_acls); do
-			cfgw "rmdir of ACL $(basename "$a")" acl_del "$a" || [ ! -e "$R/hung" ] || break 2
-		done
+		if [ $((n % 2)) = 0 ]; then
+			for a in $(race_acls); do
+				cfgw "rmdir of ACL $(basename "$a")" acl_del "$a" || [ ! -e "$R/hung" ] || break 2
+			done
+		fi
 		sleep "0.$((RANDOM % 10))"
 		cfgw "re-add of the hostile ACL" h_acl "0x$H_IPORT" 1 || [ ! -e "$R/hung" ] || break
-		cfgw "re-add of the race ACLs" h_gid_acls rxe0 "$RACE_EXT" 1 || [ ! -e "$R/hung" ] || break
-		acls=$((acls + 1))
-		sleep "0.$((RANDOM % 10))"
-		if [ $((acls % 2)) = 0 ]; then
-			cfgw "echo 0 >enable" tpg_set 0 || [ ! -e "$R/hung" ] || break
-			sleep "0.$((RANDOM % 10))"
-			cfgw "echo 1 >enable" tpg_set 1 || [ ! -e "$R/hung" ] || break
-			tpg=$((tpg + 1))
+		if [ $((n % 2)) = 0 ]; then
+			cfgw "re-add of the race ACLs" h_gid_acls rxe0 "$RACE_EXT" 1 || [ ! -e "$R/hung" ] || break
 		fi
-		echo "$acls $tpg" >"$R/c.count"
-		sleep "0.$((RANDOM % 10))"
+		n=$((n + 1))
+		echo "$n" >"$R/a.count"
+		sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+	done
+}
+
+# TPG disable/enable in a loop of its own: it also races the ACL changes
+loop_tpg() {
+	local n=0
+	while [ ! -e "$R/stop" ]; do
+		sleep "$((1 + RANDOM % 3)).$((RANDOM % 10))"
+		cfgw "echo 0 >enable" tpg_set 0 || [ ! -e "$R/hung" ] || break
+		sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+		cfgw "echo 1 >enable" tpg_set 1 || [ ! -e "$R/hung" ] || break
+		n=$((n + 1))
+		echo "$n" >"$R/t.count"
 	done
 }
 
@@ -151,25 +162,27 @@ h_disrupt_begin
 t0=$(date +%s)
 loop_hostile </dev/null & p1=$!
 loop_srp </dev/null & p2=$!
-loop_config </dev/null & p3=$!
+loop_acl </dev/null & p3=$!
+loop_tpg </dev/null & p4=$!
 while [ $(( $(date +%s) - t0 )) -lt "$SECS" ] && [ ! -e "$R/hung" ]; do
 	sleep 1
 done
 touch "$R/stop"
 # Every step of a loop is bounded (120 s at most, plus a 60 s logout wait).
-for p in $p1 $p2 $p3; do
+for p in $p1 $p2 $p3 $p4; do
 	h_wait 200 eval "! kill -0 $p 2>/dev/null" || echo "a race loop did not stop within 200 s" >>"$R/hung"
 done
 read -r h_ok h_ref 2>/dev/null <"$R/h.count" || h_ok=0 h_ref=0
 read -r s_ok s_ref 2>/dev/null <"$R/s.count" || s_ok=0 s_ref=0
-read -r n_acl n_tpg 2>/dev/null <"$R/c.count" || n_acl=0 n_tpg=0
+read -r n_acl 2>/dev/null <"$R/a.count" || n_acl=0
+read -r n_tpg 2>/dev/null <"$R/t.count" || n_tpg=0
 echo "race: $(( $(date +%s) - t0 )) s; hostile logins $h_ok accepted, $h_ref failed;" \
 	"ib_srp race logins $s_ok accepted, $s_ref refused; ACL cycles $n_acl; TPG toggles $n_tpg"
 [ -s "$R/h.fails" ] && sort "$R/h.fails" | uniq -c | sort -rn | head -n 5 | sed 's/^/  hostile: /'
 [ -s "$R/cfgtimes" ] && sort -rn "$R/cfgtimes" | head -n 3 |
 	awk '{ t = $1; $1 = ""; printf "  slowest configfs change:%s %.1f s\n", $0, t / 1000 }'
 [ -s "$R/cfgerr" ] && sort "$R/cfgerr" | uniq -c | head -n 5 | sed 's/^/  /'
-if [ "$h_ok" -lt 1 ] || [ "$h_ref" -lt 1 ] || [ "$n_acl" -lt 2 ] || [ "$n_tpg" -lt 1 ]; then
+if [ "$h_ok" -lt 1 ] || [ "$h_ref" -lt 1 ] || [ "$n_acl" -lt 2 ] || [ "$n_tpg" -lt 2 ]; then
 	echo "the race did not exercise both outcomes (need accepted and failed logins, ACL cycles and TPG toggles)"
 	bad=1
 fi

@@ -60,13 +60,18 @@ hexdec() { printf '%d' "$1" 2>/dev/null || echo 0; }
 in_cmds() { cat "$LUN/statistics/scsi_tgt_port/in_cmds" 2>/dev/null || echo 0; }
 
 # fio_run SECONDS OUT SIZE4K SIZE1M: the two jobs at iodepth $QD, side by
-# side, killed after SECONDS (status 124; also when it cannot be reaped).
+# side, killed after SECONDS: status 124 then (also when fio needed SIGKILL,
+# 137, or could not be reaped at all).
 fio_run() {
+	local rc
 	h_bounded $(($1 + 20)) timeout -k 10 "$1" fio --filename="$node" --direct=1 \
 		--ioengine=libaio --iodepth="$QD" --verify=crc32c --verify_fatal=0 --randrepeat=0 \
 		--name=rand4k --rw=randwrite --bs=4k --size="$3" --offset=0 \
 		--name=mix1m --rw=randrw --rwmixread=50 --bs=1M --size="$4" --offset=32M \
 		>"$2" 2>&1
+	rc=$?
+	[ "$rc" = 137 ] && rc=124
+	return $rc
 }
 verrs() { grep -acE 'verify failed|bad magic|bad header|verify: bad' "$1"; }
 ios() {	# commands issued by every job of a fio output
