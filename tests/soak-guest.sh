@@ -177,7 +177,7 @@ h_fio_start
 events="relogin tpg aborts lunreset"
 declare -A n_ok n_bad
 for e in $events; do n_ok[$e]=0; n_bad[$e]=0; done
-end=$(( t_start + MINUTES * 60 ))
+end=$(( $(date +%s) + MINUTES * 60 ))
 k=0
 # every kind of disruption at least once, however short the soak
 while [ "$(date +%s)" -lt "$end" ] || [ "$k" -lt 4 ]; do
