@@ -146,7 +146,7 @@ ev_lunreset() {
 	local bad=0 i d n=$S/lr.disk
 	d=$(h_srp_disk) && h_blknode "$d" "$n" || { echo "no fio disk"; return 1; }
 	for i in 1 2 3; do
-		timeout 90 sg_reset -d "$n" >"$S/lr.out" 2>&1 ||
+		h_bounded 90 sg_reset -d "$n" >"$S/lr.out" 2>&1 ||
 			{ echo "sg_reset -d #$i: $(head -n 2 "$S/lr.out" | tr '\n' ' ')"; bad=1; }
 		sleep 3
 	done

@@ -95,9 +95,9 @@ tmf_driver() {
 	to=$(cat "/sys/block/${disk#/dev/}/device/timeout")
 	while [ $(( $(date +%s) - t0 )) -lt "$1" ] && [ ! -e "$D/stop.tmf" ]; do
 		sleep 2
-		if timeout 60 sg_reset -d "$node" >/dev/null 2>&1; then d=$((d + 1)); else df=$((df + 1)); fi
+		if h_bounded 60 sg_reset -d "$node" >/dev/null 2>&1; then d=$((d + 1)); else df=$((df + 1)); fi
 		sleep 3
-		if timeout 90 sg_reset -t "$node" >/dev/null 2>&1; then t=$((t + 1)); else tf=$((tf + 1)); fi
+		if h_bounded 90 sg_reset -t "$node" >/dev/null 2>&1; then t=$((t + 1)); else tf=$((tf + 1)); fi
 		sleep 2
 		echo 1 >"/sys/block/${disk#/dev/}/device/timeout" 2>/dev/null && s=$((s + 1))
 		sleep 6
@@ -186,7 +186,8 @@ run_size() {
 
 	# -- afterwards: the disk still works --
 	out=$D/c.$sq
-	if h_wait 60 eval "timeout 20 dd if=$node of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null" &&
+	# (timeout(1) would wait for a dd stuck in the kernel: h_bounded gives up)
+	if h_wait 60 eval "h_bounded 20 dd if=$node of=/dev/null bs=4k count=1 iflag=direct status=none >/dev/null 2>&1" &&
 		fio_run 75 "$out" 8M 16M &&
 		[ "$(verrs "$out")" = 0 ]; then
 		echo "after the TMFs: clean verify pass ($(ios "$out") commands), device state $(sdattr state)"
