@@ -28,7 +28,7 @@ DESTDIR ?=
 export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR
 
 .PHONY: all module deps clean lint e2e bench kunit demo check hostile man \
-	install uninstall dkms
+	install uninstall dkms soak
 
 all: module
 
@@ -74,6 +74,10 @@ kunit:
 
 hostile:
 	@$(SRC)/scripts/hostile.sh
+
+# Not part of check: SOAK_MINUTES (default 20) of fio verify under disruptions.
+soak:
+	@$(SRC)/scripts/soak.sh
 
 demo:
 	@$(SRC)/scripts/demo.sh

@@ -106,8 +106,10 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 		[ "${HOSTILE_FAULTS:-1}" = 1 ] || [[ ",$HOSTILE_FAULTS," == *",$num,"* ]] || continue
 		name=fault_$(basename "$f" .sh)
 		mark=$(h_dmesg_mark "$name")
-		# streamed, so that a fault that hangs shows how far it got
-		timeout -k 5 600 bash "$f" 2>&1 | sed -u 's/^/  /'
+		# streamed, so that a fault that hangs shows how far it got;
+		# a script may ask for more than 600 s with "# timeout: N"
+		ft=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+		timeout -k 5 "${ft:-600}" bash "$f" 2>&1 | sed -u 's/^/  /'
 		rc=${PIPESTATUS[0]}
 		splat=$(h_splats_since "$mark")
 		if [ -n "$splat" ]; then

@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# timeout: 1000
+# Full queues. A second Linux ib_srp login (initiator_ext "qs",
+# queue_size=256) to a LUN of its own (stress_rd, the TPG's lun_4) runs fio
+# at iodepth 256 (a 4 KiB random-write job and a 1 MiB random read/write
+# job side by side, verify=crc32c, direct I/O), once with the target port's
+# srp_sq_size at the smallest value it accepts (found by trying) and once
+# at its default, 4096 (srp_sq_size takes effect for new logins: the
+# stress initiator logs in again for each).
+#   phase A, no task management: fio without errors, 0 verify errors, and
+#     0 SCSI timeouts (the disk's iotmo_cnt) and 0 aborts/resets in dmesg;
+#   phase B, fio passes alongside TMFs (sg_reset -d, sg_reset -t, and a
+#     1 s SCSI command timeout that makes the midlayer abort commands,
+#     restored afterwards): 0 verify errors, at least one pass verified
+#     under TMFs, nothing hangs, and the disk works afterwards (a clean
+#     fio verify pass).
+# Prints the commands completed (fio totals and the LUN's in_cmds).
+# The fio initiator's channel is not touched. Everything is removed after.
+. "$REPO/tests/hostile/guest-lib.sh"
+bad=0
+QS_EXT=7173000000000000	# "qs"
+QD=256
+D=/tmp/f12
+A=$H_TPG/attrib/srp_sq_size
+LUN=$H_TPG/lun/lun_4
+rm -rf "$D"; mkdir -p "$D"
+total_cmds=0
+host= disk= node=$D/disk
+
+say() { echo "$*"; }
+no() { echo "FAIL: $*"; bad=1; }
+
+# ---- setup: backstore, LUN, ACLs ----
+orig=$(cat "$A" 2>/dev/null) || { echo "no srp_sq_size attribute at $A"; exit 1; }
+h_rd stress_rd 96 || { echo "cannot create the stress_rd ramdisk"; exit 1; }
+mkdir -p "$LUN" && { [ -L "$LUN/stress_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/stress_rd" "$LUN/stress_rd"; } ||
+	{ echo "cannot export stress_rd as lun_4"; exit 1; }
+h_gid_acls rxe0 "$QS_EXT" 4 || { echo "cannot create the qs ACLs"; exit 1; }
+
+# ---- helpers ----
+qs_login() {
+	local h
+	h=$(h_srp_add rxe0 "$H_ADDR" "$H_G16" "$QS_EXT,queue_size=$QD") || { echo "$h"; return 1; }
+	host=$h
+	disk=$(h_host_disk "$h") || { echo "no disk for $h"; return 1; }
+	h_blknode "$disk" "$node" || { echo "no device node for $disk"; return 1; }
+}
+qs_logout() {
+	local p
+	[ -n "$host" ] || return 0
+	p=/sys/class/srp_remote_ports/port-${host#host}:1
+	[ -e "$p/delete" ] && h_bounded 30 sh -c "echo 1 >'$p/delete'" >/dev/null 2>&1
+	h_wait 60 eval "! test -e /sys/class/scsi_host/$host" ||
+		{ echo "stress login $host still there 60 s after its remote port was deleted"; return 1; }
+	host= disk=
+}
+sdattr() { cat "/sys/block/${disk#/dev/}/device/$1" 2>/dev/null || echo 0; }
+hexdec() { printf '%d' "$1" 2>/dev/null || echo 0; }
+in_cmds() { cat "$LUN/statistics/scsi_tgt_port/in_cmds" 2>/dev/null || echo 0; }
+
+# fio_run SECONDS OUT SIZE4K SIZE1M: the two jobs at iodepth $QD, side by
+# side, killed after SECONDS: status 124 then (also when fio needed SIGKILL,
+# 137, or could not be reaped at all).
+fio_run() {
+	local rc
+	h_bounded $(($1 + 20)) timeout -k 10 "$1" fio --filename="$node" --direct=1 \
+		--ioengine=libaio --iodepth="$QD" --verify=crc32c --verify_fatal=0 --randrepeat=0 \
+		--name=rand4k --rw=randwrite --bs=4k --size="$3" --offset=0 \
+		--name=mix1m --rw=randrw --rwmixread=50 --bs=1M --size="$4" --offset=32M \
+		>"$2" 2>&1
+	rc=$?
+	[ "$rc" = 137 ] && rc=124
+	return $rc
+}
+verrs() { grep -acE 'verify failed|bad magic|bad header|verify: bad' "$1"; }
+ios() {	# commands issued by every job of a fio output
+	grep -ao 'issued rwts: total=[0-9]*,[0-9]*,[0-9]*' "$1" | sed 's/.*total=//' |
+		awk -F, '{ s += $1 + $2 + $3 } END { print s + 0 }'
+}
+write_err() { grep -aq 'io_u error.*: write offset' "$1"; }
+# SCSI aborts, resets, timeouts of the stress host/disk in dmesg since mark $1
+eh_lines() {
+	local n=${host#host} d=${disk#/dev/}
+	dmesg | sed -n "/hostile-mark $1:/,\$p" |
+		grep -aE "(host$n([^0-9]|\$)|(^|[^0-9])$n:0:[0-9]+:[0-9]+|\\[$d\\]|dev $d,)" |
+		grep -aiE 'abort|reset|timing out|timed out|offline|I/O error|FAILED Result' || true
+}
+
+# tmf_driver SECONDS: sg_reset -d, sg_reset -t and a 1 s command timeout in
+# turn until SECONDS have passed or $D/stop.tmf exists; counts in $D/tmf.
+tmf_driver() {
+	local t0 to d=0 t=0 s=0 df=0 tf=0
+	t0=$(date +%s)
+	to=$(cat "/sys/block/${disk#/dev/}/device/timeout")
+	while [ $(( $(date +%s) - t0 )) -lt "$1" ] && [ ! -e "$D/stop.tmf" ]; do
+		sleep 2
+		if h_bounded 60 sg_reset -d "$node" >/dev/null 2>&1; then d=$((d + 1)); else df=$((df + 1)); fi
+		sleep 3
+		if h_bounded 90 sg_reset -t "$node" >/dev/null 2>&1; then t=$((t + 1)); else tf=$((tf + 1)); fi
+		sleep 2
+		echo 1 >"/sys/block/${disk#/dev/}/device/timeout" 2>/dev/null && s=$((s + 1))
+		sleep 6
+		echo "$to" >"/sys/block/${disk#/dev/}/device/timeout" 2>/dev/null
+		echo "$d $df $t $tf $s" >"$D/tmf"
+	done
+	echo "$to" >"/sys/block/${disk#/dev/}/device/timeout" 2>/dev/null
+	echo "$d $df $t $tf $s" >"$D/tmf"
+}
+
+# run_size SQ: log in with srp_sq_size SQ, phase A, phase B, log out.
+run_size() {
+	local sq=$1 m out rc v n0 n1 tmo0 tmo1 err0 err1 eh k passes=0 ok=0 vb=0 cmds=0 ioerr=0
+	local tpid
+	echo "--- srp_sq_size $sq"
+	h_bounded 30 sh -c "echo $sq >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$sq" ] ||
+		{ no "srp_sq_size $sq not accepted (reads $(cat "$A"))"; return; }
+	if ! qs_login; then
+		no "sq $sq: stress login failed"
+		return
+	fi
+	# ib_srp lowers can_queue to the credits the target granted, minus one
+	echo "login $host $disk: can_queue $(cat "/sys/class/scsi_host/$host/can_queue")," \
+		"queue_depth $(sdattr queue_depth), timeout $(sdattr timeout) s"
+
+	# -- phase A --
+	m=$(h_dmesg_mark "f12 sq $sq phase A")
+	n0=$(in_cmds) tmo0=$(hexdec "$(sdattr iotmo_cnt)") err0=$(hexdec "$(sdattr ioerr_cnt)")
+	out=$D/a.$sq
+	fio_run 150 "$out" 32M 64M
+	rc=$?
+	n1=$(in_cmds) tmo1=$(hexdec "$(sdattr iotmo_cnt)") err1=$(hexdec "$(sdattr ioerr_cnt)")
+	v=$(verrs "$out") k=$(ios "$out")
+	eh=$(eh_lines "$m")
+	cmds=$((cmds + k))
+	echo "phase A: fio exit $rc, $k commands (target in_cmds +$((n1 - n0))), verify errors $v," \
+		"SCSI timeouts $((tmo1 - tmo0)), SCSI errors $((err1 - err0)), abort/reset lines $(echo -n "$eh" | grep -c .)"
+	if [ "$rc" = 124 ]; then no "sq $sq phase A: fio hung (killed after 150 s)"
+	elif [ "$rc" != 0 ]; then { no "sq $sq phase A: fio exit status $rc"; grep -aE 'err=|error' "$out" | head -n 4 | sed 's/^/    /'; }
+	fi
+	[ "$v" = 0 ] || { no "sq $sq phase A: $v verify errors"; grep -aE 'verify|bad' "$out" | head -n 4 | sed 's/^/    /'; }
+	[ "$tmo1" = "$tmo0" ] || no "sq $sq phase A: $((tmo1 - tmo0)) SCSI command timeouts"
+	[ -z "$eh" ] || { no "sq $sq phase A: SCSI error handling in dmesg"; echo "$eh" | head -n 5 | sed 's/^/    /'; }
+	if [ "$rc" = 124 ]; then
+		qs_logout || bad=1
+		total_cmds=$((total_cmds + cmds))
+		return
+	fi
+
+	# -- phase B: fio passes while TMFs run for 45 s --
+	m=$(h_dmesg_mark "f12 sq $sq phase B")
+	n0=$(in_cmds)
+	rm -f "$D/stop.tmf" "$D/tmf"
+	tmf_driver 45 </dev/null >/dev/null 2>&1 &
+	tpid=$!
+	while kill -0 "$tpid" 2>/dev/null; do
+		passes=$((passes + 1))
+		out=$D/b.$sq.$passes
+		fio_run 100 "$out" 16M 32M
+		rc=$?
+		v=$(verrs "$out") k=$(ios "$out")
+		cmds=$((cmds + k))
+		if [ "$rc" = 124 ]; then
+			no "sq $sq phase B: fio pass $passes hung (killed after 100 s)"
+			break
+		fi
+		if [ "$v" != 0 ] && ! write_err "$out"; then
+			vb=$((vb + v))
+			no "sq $sq phase B: pass $passes, $v verify errors"
+			grep -aE 'verify|bad' "$out" | head -n 4 | sed 's/^/    /'
+		fi
+		# a pass that ends with status 0 has read back and verified its data
+		[ "$rc" = 0 ] && ok=$((ok + 1))
+		grep -aq 'io_u error' "$out" && ioerr=$((ioerr + 1))
+	done
+	touch "$D/stop.tmf"
+	h_wait 120 eval "! kill -0 $tpid 2>/dev/null" || no "sq $sq phase B: a TMF (sg_reset) hung for over 120 s"
+	read -r d df t tf s 2>/dev/null <"$D/tmf" || d=0 df=0 t=0 tf=0 s=0
+	n1=$(in_cmds)
+	eh=$(eh_lines "$m")
+	echo "phase B: $passes fio passes ($ok completed and verified, $ioerr with I/O errors), $vb verify errors;" \
+		"sg_reset -d $d ok/$df failed, -t $t ok/$tf failed, short-timeout windows $s;" \
+		"target in_cmds +$((n1 - n0)); abort/reset lines in dmesg $(echo -n "$eh" | grep -c .)"
+	[ "$ok" -ge 1 ] || no "sq $sq phase B: no fio pass completed and verified under TMFs"
+	[ $((d + t)) -ge 1 ] || no "sq $sq phase B: no TMF was delivered (sg_reset -d/-t all failed)"
+
+	# -- afterwards: the disk still works --
+	out=$D/c.$sq
+	# (timeout(1) would wait for a dd stuck in the kernel: h_bounded gives up)
+	if h_wait 60 eval "h_bounded 20 dd if=$node of=/dev/null bs=4k count=1 iflag=direct status=none >/dev/null 2>&1" &&
+		fio_run 75 "$out" 8M 16M &&
+		[ "$(verrs "$out")" = 0 ]; then
+		echo "after the TMFs: clean verify pass ($(ios "$out") commands), device state $(sdattr state)"
+		cmds=$((cmds + $(ios "$out")))
+	else
+		no "sq $sq: the disk does not work after the TMFs (device state $(sdattr state))"
+		grep -aE 'err=|error|verify' "$out" 2>/dev/null | head -n 4 | sed 's/^/    /'
+	fi
+	total_cmds=$((total_cmds + cmds))
+	qs_logout || bad=1
+}
+
+# ---- the smallest srp_sq_size the target accepts ----
+min=
+for v in $(seq 1 64); do
+	if h_bounded 10 sh -c "echo $v >'$A'" >/dev/null 2>&1; then
+		min=$v
+		break
+	fi
+done
+if [ -z "$min" ]; then
+	no "srp_sq_size accepts no value from 1 to 64"
+else
+	echo "srp_sq_size: smallest accepted value $min (was $orig)"
+	run_size "$min"
+fi
+run_size 4096
+
+# ---- cleanup ----
+qs_logout || bad=1
+h_bounded 30 sh -c "echo $orig >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$orig" ] ||
+	{ no "cannot restore srp_sq_size $orig"; }
+for a in "$H_TPG"/acls/0x$QS_EXT*; do
+	[ -d "$a" ] || continue
+	rm -f "$a/lun_0/map"; rmdir "$a/lun_0" "$a" || { no "cannot remove ACL $a"; }
+done
+rm -f "$LUN/stress_rd"; rmdir "$LUN" || no "cannot remove lun_4"
+rmdir "$H_CFG/core/rd_mcp_0/stress_rd" || no "cannot remove stress_rd (still in use?)"
+echo "commands completed by the stress initiator's fio: $total_cmds"
+h_sanity || no "hostile sanity failed afterwards"
+exit $bad
