@@ -8,7 +8,7 @@ shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
 [ -d "$kdir" ] || { echo "build: no kernel headers at '$kdir'" >&2; exit 1; }
 mkdir -p "$out"
-for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h; do
+for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h; do
 	[ -f "$src/$f" ] || continue
 	cmp -s "$src/$f" "$out/$f" 2>/dev/null || cp "$src/$f" "$out/$f"
 done

@@ -12,7 +12,7 @@ CACHE=${CACHE:-/var/cache/ib_srpt}
 KVERS=${LINT_KVERS:-6.1 6.12}
 TOOLS=$CACHE/tools
 LOG=$CACHE/lint
-FILES=(ib_srpt.c ib_srpt.h ib_srpt_compat.h)
+FILES=(ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h)
 
 "$SRC/scripts/deps.sh" build >/dev/null || exit 1
 mkdir -p "$TOOLS" "$LOG"
