@@ -159,7 +159,7 @@ TRACE_EVENT(srpt_cmd_start,
 			   __entry->opcode = srp_cmd->cdb[0];
 			   __entry->data_len = data_len;
 			   __entry->dir = dir;),
-	    TP_printk("qpn %u tag %#llx lun %llu opcode %#04x len %llu dir %s",
+	    TP_printk("qpn %u tag %#llx lun %llu opcode 0x%02x len %llu dir %s",
 		      __entry->qpn, __entry->tag, __entry->lun, __entry->opcode,
 		      __entry->data_len, srpt_show_dir(__entry->dir))
 );
@@ -182,7 +182,7 @@ TRACE_EVENT(srpt_cmd_done,
 			   __entry->data_len = ioctx->cmd.data_length;
 			   __entry->dir = ioctx->cmd.data_direction;
 			   __entry->status = ioctx->cmd.scsi_status;),
-	    TP_printk("qpn %u tag %#llx lun %llu opcode %#04x len %u dir %s status %#04x",
+	    TP_printk("qpn %u tag %#llx lun %llu opcode 0x%02x len %u dir %s status 0x%02x",
 		      __entry->qpn, __entry->tag, __entry->lun, __entry->opcode,
 		      __entry->data_len, srpt_show_dir(__entry->dir),
 		      __entry->status)
@@ -202,7 +202,7 @@ TRACE_EVENT(srpt_tmf,
 			   __entry->task_tag = tsk->task_tag;
 			   __entry->lun = scsilun_to_int(&tsk->lun);
 			   __entry->function = tsk->tsk_mgmt_func;),
-	    TP_printk("qpn %u tag %#llx function %#04x task %#llx lun %llu",
+	    TP_printk("qpn %u tag %#llx function 0x%02x task %#llx lun %llu",
 		      __entry->qpn, __entry->tag, __entry->function,
 		      __entry->task_tag, __entry->lun)
 );
@@ -227,7 +227,7 @@ TRACE_EVENT(srpt_tmf_rsp,
 			   __entry->response = ioctx->cmd.se_tmr_req ?
 					       ioctx->cmd.se_tmr_req->response : 0;
 			   __entry->rsp_code = rsp_code;),
-	    TP_printk("qpn %u tag %#llx tmr %u task %#llx lun %llu tmr_response %u rsp_code %#04x",
+	    TP_printk("qpn %u tag %#llx tmr %u task %#llx lun %llu tmr_response %u rsp_code 0x%02x",
 		      __entry->qpn, __entry->tag, __entry->function,
 		      __entry->task_tag, __entry->lun, __entry->response,
 		      __entry->rsp_code)
