@@ -35,6 +35,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
+#define CREATE_TRACE_POINTS
+#include "ib_srpt_trace.h"
 
 #define DRV_NAME	"ib_srpt"
 
@@ -297,16 +299,37 @@ static void srpt_sdev_put(struct srpt_device *sdev)
  */
 static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum rdma_ch_state new_state)
 {
+	enum rdma_ch_state old;
 	unsigned long flags;
 	bool changed = false;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
+	old = ch->state;
 	if (new_state > ch->state) {
 		ch->state = new_state;
 		changed = true;
 	}
 	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (changed)
+		trace_srpt_ch_state(ch, old, new_state);
 	return changed;
+}
+
+/**
+ * srpt_stat_max() - raise a high-water mark of &struct srpt_ch_stats.
+ * @hwm: the mark.
+ * @v: the current value.
+ *
+ * Lockless; a single read when @v is no new maximum.
+ */
+static void srpt_stat_max(atomic_t *hwm, int v)
+{
+	int old = atomic_read(hwm);
+
+	do {
+		if (v <= old)
+			return;
+	} while (!atomic_try_cmpxchg(hwm, &old, v));
 }
 
 /**
@@ -1542,10 +1565,13 @@ enum srpt_sq_verdict {
  */
 static bool srpt_sq_take(struct srpt_rdma_ch *ch, u32 n)
 {
-	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
+	int avail = atomic_sub_return(n, &ch->sq_wr_avail);
+
+	if (avail < 0) {
 		atomic_add(n, &ch->sq_wr_avail);
 		return false;
 	}
+	srpt_stat_max(&ch->stats.sq_hwm, ch->sq_rdma_wrs - avail);
 	return true;
 }
 
@@ -1723,8 +1749,10 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 static s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 {
 	s32 delta = 1 + atomic_xchg(&ch->req_lim_delta, 0);
+	s32 req_lim = atomic_add_return(delta, &ch->req_lim);
 
-	atomic_add(delta, &ch->req_lim);
+	atomic64_add(delta, &ch->stats.credits_returned);
+	trace_srpt_credit(ch, delta, req_lim);
 	return delta;
 }
 
@@ -1739,6 +1767,7 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 {
 	atomic_sub(delta, &ch->req_lim);
 	atomic_add(delta, &ch->req_lim_delta);
+	atomic64_sub(delta, &ch->stats.credits_returned);
 }
 
 /**
@@ -2163,6 +2192,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		d.dir = DMA_NONE;
 		d.data_len = 0;
 	}
+	trace_srpt_cmd_start(ch, srp_cmd, d.data_len, d.dir);
 
 	ret = target_init_cmd(cmd, ch->sess, ioctx->sense_data,
 			      scsilun_to_int(&srp_cmd->lun), d.data_len,
@@ -2236,6 +2266,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 
 	ioctx->tag = tsk->tag;
 	atomic64_inc(&ch->stats.tmfs);
+	trace_srpt_tmf(ch, tsk);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT);
 	srpt_ch_debug(ch, "TMF %#x tag %#llx task %#llx lun %llu\n",
 		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
@@ -2347,6 +2378,7 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 		return true;
 	case SRP_I_LOGOUT:
 		srpt_ch_info(ch, "initiator logout\n");
+		trace_srpt_initiator_logout(ch);
 		srpt_close_ch(ch);
 		goto repost;
 	case SRP_CRED_RSP:
@@ -2441,6 +2473,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_repost_recv(ch, recv);
 		return;
 	}
+	srpt_stat_max(&ch->stats.rq_hwm, ch->rq_size - atomic_read(&ch->req_lim));
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	state = ch->state;
@@ -2551,6 +2584,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 {
+	atomic64_inc(&ioctx->ch->stats.dropped);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
 	srpt_free_rw_ctxs(ioctx->ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
@@ -2606,13 +2640,18 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 
 	if (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB) {
-		len = srpt_build_tskmgmt_rsp(ch, srpt_tmr_rsp_code(cmd->se_tmr_req->response),
-					     ioctx, ioctx->tag);
+		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response);
+
+		len = srpt_build_tskmgmt_rsp(ch, code, ioctx, ioctx->tag);
+		trace_srpt_tmf_rsp(ioctx, code);
 	} else {
 		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
 					 cmd->scsi_status);
 		if (ioctx->n_rw_ctx)
 			atomic64_add(cmd->data_length, &ch->stats.bytes_out);
+		if (cmd->scsi_status != SAM_STAT_GOOD)
+			atomic64_inc(&ch->stats.failed);
+		trace_srpt_cmd_done(ioctx);
 	}
 	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma, len,
 				      DMA_TO_DEVICE);
@@ -2814,6 +2853,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
+	atomic64_inc(&ioctx->ch->stats.aborts);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
 }
 
@@ -3357,6 +3397,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 		srpt_ch_debug(ch, "already closing\n");
 		return false;
 	}
+	trace_srpt_ch_close(ch, _RET_IP_);
 
 	kref_get(&ch->kref);
 	srpt_disconnect_cm(ch);
@@ -3552,6 +3593,7 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 	}
 
 	srpt_ch_info(ch, "logging the initiator out, reason %#x\n", reason);
+	trace_srpt_target_logout(ch, reason);
 	kref_get(&ch->kref);
 	if (!queue_delayed_work(srpt_wq, &ch->logout_work, SRPT_LOGOUT_GRACE))
 		kref_put(&ch->kref, srpt_free_ch);
@@ -3609,7 +3651,8 @@ static void srpt_cred_work(struct work_struct *w)
 	if (delta <= 0)
 		return;
 
-	atomic_add(delta, &ch->req_lim);
+	atomic64_add(delta, &ch->stats.credits_returned);
+	trace_srpt_credit(ch, delta, atomic_add_return(delta, &ch->req_lim));
 	srpt_ch_debug(ch, "SRP_CRED_REQ with %d credits\n", delta);
 	if (srpt_post_ctl(ch, ch->cred_ioctx,
 			  srpt_build_cred_req(ch->cred_ioctx->buf, delta, tag),
@@ -4067,6 +4110,7 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 				  IB_CM_REJ_CONSUMER_DEFINED);
 	if (ret < 0)
 		pr_err("sending login reject failed: %d\n", ret);
+	trace_srpt_login_reject(tag, reason, !ib_cm_id);
 }
 
 /**
@@ -4361,6 +4405,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	srpt_ch_info(ch, "login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
 		     ch->rq_size, ch->max_it_iu_len,
 		     ch->imm_data_offset, ch->use_srq ? "srq" : "rq");
+	trace_srpt_login_accept(ch);
 	complete(&ch->login_done);
 	return 0;
 
@@ -4414,6 +4459,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 
 	if (live) {
+		trace_srpt_ch_state(ch, CH_CONNECTING, CH_LIVE);
 		srpt_ch_info(ch, "live\n");
 		queue_work(srpt_wq, &ch->iu_work);
 	}
@@ -5958,6 +6004,39 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 };
 
 /**
+ * srpt_ch_stats_show() - the counters of a channel, for the ACL's info.
+ * @ch: channel.
+ * @page: configfs page.
+ * @at: bytes of @page already used.
+ *
+ * Words rtslib looks for in the info ("Address", "_STATE_") stay out of
+ * these lines. Documentation/ib_srpt.rst says what each counter means.
+ *
+ * Return: number of bytes added.
+ */
+static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
+			      int at)
+{
+	const struct srpt_ch_stats *st = &ch->stats;
+	int len = 0;
+
+	len += sysfs_emit_at(page, at + len,
+			     "   Failed commands: %lld  Dropped: %lld  Aborts: %lld\n",
+			     atomic64_read(&st->failed),
+			     atomic64_read(&st->dropped),
+			     atomic64_read(&st->aborts));
+	len += sysfs_emit_at(page, at + len,
+			     "   Credits granted: %d  returned: %lld  held by initiator: %d\n",
+			     ch->rq_size, atomic64_read(&st->credits_returned),
+			     atomic_read(&ch->req_lim));
+	len += sysfs_emit_at(page, at + len,
+			     "   Send queue high-water: %d of %u RDMA WRs  Receive high-water: %d of %d requests\n",
+			     atomic_read(&st->sq_hwm), ch->sq_rdma_wrs,
+			     atomic_read(&st->rq_hwm), ch->rq_size);
+	return len;
+}
+
+/**
  * srpt_nacl_info_show() - describe the sessions of a node ACL.
  * @item: the ACL's configfs group.
  * @page: output buffer.
@@ -6035,6 +6114,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 				     atomic64_read(&ch->stats.bytes_in),
 				     atomic64_read(&ch->stats.bytes_out),
 				     atomic64_read(&ch->stats.bad_ius));
+		len += srpt_ch_stats_show(ch, page, len);
 	}
 
 unlock:

@@ -375,6 +375,18 @@ struct srpt_send_ioctx {
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
  *	     unknown opcode or beyond the credits granted.
  * @ext_tables: descriptor tables fetched from initiator memory.
+ * @failed: SCSI commands answered with a status other than GOOD.
+ * @dropped: commands and task management requests that got no response
+ *	     because their channel stopped being live.
+ * @aborts: commands the target core aborted (ABORT TASK, LUN RESET,
+ *	    session shutdown); they get no response of their own.
+ * @credits_returned: credits handed back with responses (the sum of their
+ *		      req_lim_delta); the login granted &srpt_rdma_ch.rq_size.
+ * @sq_hwm: most RDMA work requests in the send queue at once (the
+ *	    &srpt_rdma_ch.sq_rdma_wrs budget minus &srpt_rdma_ch.sq_wr_avail).
+ * @rq_hwm: most requests outstanding at once: SRP_CMD and SRP_TSK_MGMT
+ *	    received whose credit did not yet go back to the initiator
+ *	    (&srpt_rdma_ch.rq_size minus &srpt_rdma_ch.req_lim).
  */
 struct srpt_ch_stats {
 	atomic64_t	cmds;
@@ -383,6 +395,12 @@ struct srpt_ch_stats {
 	atomic64_t	bytes_out;
 	atomic64_t	bad_ius;
 	atomic64_t	ext_tables;
+	atomic64_t	failed;
+	atomic64_t	dropped;
+	atomic64_t	aborts;
+	atomic64_t	credits_returned;
+	atomic_t	sq_hwm;
+	atomic_t	rq_hwm;
 };
 
 /**

@@ -2,9 +2,10 @@
 /*
  * Under load: send queue reservation (srpt_sq_reserve(),
  * srpt_sq_pop_ready()), which IUs take a credit, credits of a response
- * that could not be posted, the data length limit of a command and the
- * smallest response size; the IUs the target sends on its own
- * (SRP_T_LOGOUT, SRP_CRED_REQ) and the SRP_CRED_RSP it expects.
+ * that could not be posted, the data length limit of a command, the
+ * smallest response size, the per-channel counters of the ACL's info, the
+ * IUs the target sends on its own (SRP_T_LOGOUT, SRP_CRED_REQ) and the
+ * SRP_CRED_RSP it expects.
  */
 
 #define SRPT_TEST_SQ_WRS	10
@@ -160,6 +161,104 @@ static void srpt_credit_undo_after_failed_post(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 9);
 }
 
+/* Credits handed back are counted; a failed post takes them back out. */
+static void srpt_stats_credits_returned(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	s32 delta;
+
+	atomic_set(&f->ch->req_lim, 3);
+	atomic_set(&f->ch->req_lim_delta, 4);
+	delta = srpt_credit_delta(f->ch);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 5);
+	srpt_credit_undo(f->ch, delta);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 0);
+	srpt_credit_delta(f->ch);
+	srpt_credit_delta(f->ch);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 7);
+}
+
+/* A high-water mark only rises. */
+static void srpt_stats_max_only_rises(struct kunit *test)
+{
+	atomic_t hwm = ATOMIC_INIT(0);
+
+	srpt_stat_max(&hwm, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hwm), 3);
+	srpt_stat_max(&hwm, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hwm), 3);
+	srpt_stat_max(&hwm, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hwm), 3);
+	srpt_stat_max(&hwm, 9);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hwm), 9);
+	srpt_stat_max(&hwm, -1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hwm), 9);
+}
+
+/*
+ * The send queue high-water mark is the most RDMA work requests reserved
+ * at once; a reservation that waits or can never fit does not count.
+ */
+static void srpt_stats_sq_hwm(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, 4), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 4);
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 1, 5), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 9);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 2), SRPT_SQ_WAITING);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 3, SRPT_TEST_SQ_WRS + 1),
+			SRPT_SQ_TOO_BIG);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 9);
+	/* The first transfer completes; the waiter starts: 5 + 2 in use. */
+	atomic_add(4, &f->ch->sq_wr_avail);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[2]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 9);
+	/* Everything in use at once. */
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, 3), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), SRPT_TEST_SQ_WRS);
+}
+
+/*
+ * The counters in the ACL's info: values as set, and none of the words
+ * rtslib keys on, so targetcli still sees one connection per channel.
+ */
+static void srpt_stats_info_lines(struct kunit *test)
+{
+	static const char * const want[] = {
+		"\n   Failed commands: 2  Dropped: 1  Aborts: 3\n",
+		"\n   Credits granted: 128  returned: 7  held by initiator: 120\n",
+		"\n   Send queue high-water: 5 of 10 RDMA WRs  Receive high-water: ",
+		"  Receive high-water: 9 of 128 requests\n",
+	};
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	int i, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED((unsigned long)page, PAGE_SIZE));
+	ch->rq_size = 128;
+	atomic_set(&ch->req_lim, 120);
+	atomic64_set(&ch->stats.failed, 2);
+	atomic64_set(&ch->stats.dropped, 1);
+	atomic64_set(&ch->stats.aborts, 3);
+	atomic64_set(&ch->stats.credits_returned, 7);
+	atomic_set(&ch->stats.sq_hwm, 5);
+	atomic_set(&ch->stats.rq_hwm, 9);
+	strscpy(page, "x\n", PAGE_SIZE);
+	len = srpt_ch_stats_show(ch, page, 2);
+	KUNIT_EXPECT_EQ(test, len, (int)strlen(page) - 2);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(page, "x\n   Failed commands: "));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(page, want[i]), "%s", want[i]);
+	KUNIT_EXPECT_NULL(test, strstr(page, "Address"));
+	KUNIT_EXPECT_NULL(test, strstr(page, "_STATE_"));
+	KUNIT_EXPECT_NULL(test, strstr(page, "Initiator"));
+	KUNIT_EXPECT_NULL(test, strstr(page, "LIO Session ID"));
+}
+
 /* A WRITE(10) with one direct data-out descriptor of @len bytes. */
 static struct srp_cmd *srpt_test_write_cmd(struct kunit *test, u32 len)
 {
@@ -282,6 +381,10 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_sq_rdma_wrs_for),
 	KUNIT_CASE(srpt_credit_takers),
 	KUNIT_CASE(srpt_credit_undo_after_failed_post),
+	KUNIT_CASE(srpt_stats_credits_returned),
+	KUNIT_CASE(srpt_stats_max_only_rises),
+	KUNIT_CASE(srpt_stats_sq_hwm),
+	KUNIT_CASE(srpt_stats_info_lines),
 	KUNIT_CASE(srpt_cmd_data_len_limit),
 	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
 	KUNIT_CASE(srpt_t_logout_layout),

@@ -63,7 +63,7 @@ fi
 [ -n "$out" ] || out=$CACHE/build-${kver:-$rel}
 
 mkdir -p "$out"
-for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h; do
+for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h; do
 	[ -f "$src/$f" ] || continue
 	cmp -s "$src/$f" "$out/$f" 2>/dev/null || cp "$src/$f" "$out/$f"
 done

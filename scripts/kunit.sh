@@ -120,7 +120,7 @@ rm -rf "${tree:?}/$SRPT_REL"	# again, in case anything put it back
 [ -f "$src/kunit/.kunitconfig" ] || fail "no kunit/.kunitconfig in $src"
 dst=$tree/$SRPT_REL
 mkdir -p "$dst"
-for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h; do
+for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h; do
 	[ -e "$src/$f" ] && ln -s "$src/$f" "$dst/$f"
 done
 # A real kunit/ directory of symlinked files: a symlinked directory would

@@ -12,7 +12,7 @@ CACHE=${CACHE:-/var/cache/ib_srpt}
 KVERS=${LINT_KVERS:-6.1 6.12}
 TOOLS=$CACHE/tools
 LOG=$CACHE/lint
-FILES=(ib_srpt.c ib_srpt.h ib_srpt_compat.h)
+FILES=(ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h)
 
 "$SRC/scripts/deps.sh" build >/dev/null || exit 1
 mkdir -p "$TOOLS" "$LOG"
@@ -80,7 +80,7 @@ result "man pages (kernel-doc -man, every API name)" $? "$log"
 log=$LOG/checkpatch.log
 # The compat header is where version checks belong; nowhere else.
 cp_run() { perl "$TOOLS/scripts/checkpatch.pl" --strict --no-tree --show-types "$@"; }
-(cd "$SRC" && cp_run -f ib_srpt.c ib_srpt.h kunit/*.c &&
+(cd "$SRC" && cp_run -f ib_srpt.c ib_srpt.h ib_srpt_trace.h kunit/*.c &&
 	cp_run --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f ib_srpt_compat.h) >"$log" 2>&1
 rc=$?
 grep -q '^total: 0 errors, 0 warnings, 0 checks' "$log" || rc=1
