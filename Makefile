@@ -16,7 +16,8 @@ SRC := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 CACHE ?= /var/cache/ib_srpt
 KVER ?= 6.12
 MODULE ?= ours
-export KVER MODULE CACHE
+TRANSPORT ?= rxe
+export KVER MODULE CACHE TRANSPORT
 
 # Newest installed headers for the requested series (6.1 or 6.12).
 kdir_for = $(lastword $(sort $(wildcard /lib/modules/$(1).*/build) $(wildcard /lib/modules/$(1)-*/build)))
