@@ -34,6 +34,8 @@ if [ -s "$out/siw.ko" ]; then
 	exit 0
 fi
 tarball=/usr/src/linux-source-$series.tar.xz
+# scripts/deps.sh installs linux-source-6.12 (the KUnit tree's source).
+[ -r "$tarball" ] || [ "$series" != 6.12 ] || "$(dirname "$0")/deps.sh" kunit >&2 || true
 [ -r "$tarball" ] || { say "no $tarball (apt-get install linux-source-$series)"; exit 1; }
 
 # The source must be the headers' upstream version (e.g. 6.12.117).
