@@ -41,18 +41,22 @@ tarball=/usr/src/linux-source-$series.tar.xz
 # The source must be the headers' upstream version (e.g. 6.12.117).
 upstream=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+(\.[0-9]+)?')
 src=$out/src
-rm -rf "$out/tmp" "$src"
-mkdir -p "$out/tmp"
-say "unpacking drivers/infiniband/sw/siw from $tarball"
-tar -xJf "$tarball" -C "$out/tmp" --wildcards "linux-source-$series/Makefile" \
-	"linux-source-$series/drivers/infiniband/sw/siw/*"
-mv "$out/tmp/linux-source-$series/drivers/infiniband/sw/siw" "$src"
-v=$(awk -F' = ' '/^VERSION/ {a=$2} /^PATCHLEVEL/ {b=$2} /^SUBLEVEL/ {c=$2}
-	END { printf "%s.%s%s", a, b, (c != "" && c != "0") ? "." c : "" }' \
-	"$out/tmp/linux-source-$series/Makefile")
-rm -rf "$out/tmp"
-[ "$v" = "$upstream" ] || { say "source is $v, headers are $upstream: refusing to mix them"; exit 1; }
-[ -f "$src/siw_main.c" ] || { say "no siw sources in $tarball"; exit 1; }
+if [ "$(cat "$src/.version" 2>/dev/null)" != "$upstream" ]; then
+	rm -rf "$out/tmp" "$src"
+	mkdir -p "$out/tmp"
+	say "unpacking drivers/infiniband/sw/siw from $tarball"
+	tar -xJf "$tarball" -C "$out/tmp" --wildcards "linux-source-$series/Makefile" \
+		"linux-source-$series/drivers/infiniband/sw/siw/*"
+	mv "$out/tmp/linux-source-$series/drivers/infiniband/sw/siw" "$src"
+	v=$(awk -F' = ' '/^VERSION/ {a=$2} /^PATCHLEVEL/ {b=$2} /^SUBLEVEL/ {c=$2}
+		END { printf "%s.%s%s", a, b, (c != "" && c != "0") ? "." c : "" }' \
+		"$out/tmp/linux-source-$series/Makefile")
+	rm -rf "$out/tmp"
+	[ "$v" = "$upstream" ] ||
+		{ say "source is $v, headers are $upstream: refusing to mix them"; exit 1; }
+	[ -f "$src/siw_main.c" ] || { say "no siw sources in $tarball"; exit 1; }
+	echo "$v" >"$src/.version"
+fi
 
 say "building siw.ko for $rel"
 flock "$LOCK" make -C "/lib/modules/$rel/build" M="$src" CONFIG_RDMA_SIW=m modules >"$out/build.log" 2>&1 ||
