@@ -25,7 +25,8 @@ KVER ?=
 KDIR ?=
 BUILD_OUT ?=
 DESTDIR ?=
-export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR
+TRANSPORT ?= rxe
+export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR TRANSPORT
 
 .PHONY: all module deps clean lint e2e bench kunit demo check hostile man \
 	install uninstall dkms soak

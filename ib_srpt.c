@@ -141,7 +141,8 @@ MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
-static struct rdma_cm_id *srpt_rdma_cm_id;
+/* The RDMA/CM listeners: IPv6 only and IPv4; see srpt_rdma_cm_listen(). */
+static struct rdma_cm_id *srpt_rdma_cm_ids[2];
 static u16 srpt_rdma_cm_port;
 static u16 srpt_rdma_cm_port_param;
 
@@ -4575,11 +4576,45 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 }
 
 /**
- * srpt_rdma_cm_listen() - (re)create the RDMA/CM listener.
- * @port: TCP port space port; 0 removes the listener.
+ * srpt_rdma_cm_listen_on() - create one RDMA/CM listener.
+ * @addr: wildcard address with the port to listen on.
  *
- * Listens on the IPv6 wildcard address, which also accepts IPv4, and falls
- * back to the IPv4 wildcard where IPv6 is unavailable.
+ * An IPv6 listener is made IPv6-only: over iWARP the device listens with a
+ * TCP socket, and a dual-stack socket reports an IPv4 connection with a
+ * v4-mapped IPv6 address that the RDMA/CM cannot map to a device, so the
+ * request is dropped before the target sees it. IPv4 gets its own listener.
+ *
+ * Return: the listening RDMA/CM ID or an ERR_PTR().
+ */
+static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct sockaddr *addr)
+{
+	struct rdma_cm_id *id;
+	int ret = 0;
+
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	if (addr->sa_family == AF_INET6)
+		ret = rdma_set_afonly(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, addr);
+	if (!ret)
+		ret = rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * srpt_rdma_cm_listen() - (re)create the RDMA/CM listeners.
+ * @port: TCP port space port; 0 removes the listeners.
+ *
+ * Listens on the IPv6 and on the IPv4 wildcard address with one RDMA/CM ID
+ * each (see srpt_rdma_cm_listen_on()); one of the two is enough, e.g. where
+ * IPv6 is unavailable.
  *
  * Return: 0 or a negative errno; on error no listener exists.
  */
@@ -4595,41 +4630,42 @@ static int srpt_rdma_cm_listen(u16 port)
 		.sin_port = cpu_to_be16(port),
 		.sin_addr.s_addr = htonl(INADDR_ANY),
 	};
-	struct sockaddr *addrs[] = { (struct sockaddr *)&a6,
-				     (struct sockaddr *)&a4 };
+	struct sockaddr *addrs[ARRAY_SIZE(srpt_rdma_cm_ids)] = {
+		(struct sockaddr *)&a6, (struct sockaddr *)&a4
+	};
 	struct rdma_cm_id *id;
 	int i, ret = 0;
 
 	mutex_lock(&srpt_rdma_cm_mutex);
 	if (port == srpt_rdma_cm_port)
 		goto out;
-	if (srpt_rdma_cm_id) {
-		rdma_destroy_id(srpt_rdma_cm_id);
-		srpt_rdma_cm_id = NULL;
-		srpt_rdma_cm_port = 0;
-		pr_info("RDMA/CM listener removed\n");
+	for (i = 0; i < ARRAY_SIZE(srpt_rdma_cm_ids); i++) {
+		if (srpt_rdma_cm_ids[i])
+			rdma_destroy_id(srpt_rdma_cm_ids[i]);
+		srpt_rdma_cm_ids[i] = NULL;
 	}
+	if (srpt_rdma_cm_port)
+		pr_info("RDMA/CM listener removed\n");
+	srpt_rdma_cm_port = 0;
 	if (!port)
 		goto out;
 
-	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
-		id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
-				    RDMA_PS_TCP, IB_QPT_RC);
+	for (i = 0; i < ARRAY_SIZE(srpt_rdma_cm_ids); i++) {
+		id = srpt_rdma_cm_listen_on(addrs[i]);
 		if (IS_ERR(id)) {
 			ret = PTR_ERR(id);
-			break;
+			continue;
 		}
-		ret = rdma_bind_addr(id, addrs[i]);
-		if (!ret)
-			ret = rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
-		if (!ret) {
-			srpt_rdma_cm_id = id;
-			srpt_rdma_cm_port = port;
-			pr_info("RDMA/CM listener on %s port %u\n",
-				i ? "IPv4" : "IPv6", port);
-			goto out;
-		}
-		rdma_destroy_id(id);
+		srpt_rdma_cm_ids[i] = id;
+	}
+	if (srpt_rdma_cm_ids[0] || srpt_rdma_cm_ids[1]) {
+		srpt_rdma_cm_port = port;
+		pr_info("RDMA/CM listener on port %u (%s%s%s)\n", port,
+			srpt_rdma_cm_ids[0] ? "IPv6" : "",
+			srpt_rdma_cm_ids[0] && srpt_rdma_cm_ids[1] ? ", " : "",
+			srpt_rdma_cm_ids[1] ? "IPv4" : "");
+		ret = 0;
+		goto out;
 	}
 	pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
 out:

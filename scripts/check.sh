@@ -4,15 +4,18 @@
 # What CI runs (make check): every test tier against our module.
 #   1. lint: W=1 + sparse for 6.1 and 6.12, kernel-doc, checkpatch --strict
 #   2. KUnit suites under User Mode Linux (6.12 tree)
-#   3. end-to-end scenarios in a QEMU guest, KVER=6.12 and KVER=6.1
+#   3. end-to-end scenarios in a QEMU guest, KVER=6.12 and KVER=6.1 over
+#      soft-RoCE; login, fio verify and logout over soft-iWARP (e2e-siw)
 #   4. hostile initiators and faults, KVER=6.12
 # Each tier prints its own "N passed, N failed"; the totals close the run.
-# CHECK_TIERS="lint kunit e2e-6.12 e2e-6.1 hostile" selects tiers.
+# CHECK_TIERS="lint kunit e2e-6.12 e2e-6.1 e2e-siw hostile" selects tiers.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
-TIERS=${CHECK_TIERS:-lint kunit e2e-6.12 e2e-6.1 hostile}
+TIERS=${CHECK_TIERS:-lint kunit e2e-6.12 e2e-6.1 e2e-siw hostile}
+# The soft-iWARP tier: the scenarios every transport must pass, kept short.
+SIW_SCENARIOS=${CHECK_SIW_SCENARIOS:-login,fio-verify,logout-rmmod}
 # make check may use the bench while it is frozen for other runs.
 export IB_SRPT_FINAL=1
 mkdir -p "$CACHE/check"
@@ -54,8 +57,12 @@ for t in $TIERS; do
 	case "$t" in
 	lint) run_tier lint "$SRC/scripts/lint.sh" ;;
 	kunit) run_tier kunit "$SRC/scripts/kunit.sh" ;;
-	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours "$SRC/scripts/e2e.sh" ;;
-	hostile) run_tier hostile env KVER=6.12 MODULE=ours "$SRC/scripts/hostile.sh" ;;
+	e2e-siw)
+		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=siw \
+			E2E_ONLY="$SIW_SCENARIOS" "$SRC/scripts/e2e.sh"
+		;;
+	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours TRANSPORT=rxe "$SRC/scripts/e2e.sh" ;;
+	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe "$SRC/scripts/hostile.sh" ;;
 	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
 	esac
 done

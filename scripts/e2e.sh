@@ -11,7 +11,8 @@
 #   BREAK=acl      fail on purpose: the login scenario runs without its ACL
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
 #   KO=path       use this ib_srpt.ko (MODULE=ours) instead of building one
-# Results: $CACHE/results/e2e-<kver>-<module>-<time>/ (per scenario: log,
+#   TRANSPORT=rxe|siw  soft-RoCE (default) or soft-iWARP in the guest
+# Results: $CACHE/results/e2e-<kver>-<module>[-siw]-<time>/ (per scenario: log,
 # dmesg.txt, and dmesg-full.txt when it failed). Ends with "N passed, N failed".
 set -uo pipefail
 
@@ -19,9 +20,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
-export CACHE KVER MODULE
+TRANSPORT=${TRANSPORT:-rxe}
+export CACHE KVER MODULE TRANSPORT
+case "$TRANSPORT" in
+rxe|siw) ;;
+*) echo "e2e: TRANSPORT=$TRANSPORT: use rxe or siw"; echo "0 passed, 1 failed"; exit 1 ;;
+esac
 
-run_id=e2e-$KVER-$MODULE-$(date -u +%Y%m%d-%H%M%S)
+run_id=e2e-$KVER-$MODULE$([ "$TRANSPORT" = rxe ] || echo "-$TRANSPORT")-$(date -u +%Y%m%d-%H%M%S)
 out=$CACHE/results/$run_id
 mkdir -p "$out"
 
@@ -37,7 +43,7 @@ done
 [ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; echo "0 passed, 1 failed"; exit 1; }
 
 "$REPO/scripts/deps.sh" vm || { echo "e2e: dependency setup failed (scripts/deps.sh vm)"; echo "0 passed, 1 failed"; exit 1; }
-echo "e2e: KVER=$KVER MODULE=$MODULE ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
+echo "e2e: KVER=$KVER MODULE=$MODULE TRANSPORT=$TRANSPORT ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
 
 # Our module must be built first; a build failure fails every scenario.
 # KO=<path> tests that module instead (nothing is built).
@@ -78,7 +84,7 @@ secs=$(( $(date +%s) - start ))
 
 passed=0 failed=0
 echo
-echo "e2e results (KVER=$KVER MODULE=$MODULE, ${secs}s):"
+echo "e2e results (KVER=$KVER MODULE=$MODULE TRANSPORT=$TRANSPORT, ${secs}s):"
 for n in "${scenarios[@]}"; do
 	line=$(grep -E "^(PASS|FAIL) $n " "$out/results.txt" 2>/dev/null | tail -n 1)
 	if [ -z "$line" ]; then

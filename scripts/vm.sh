@@ -11,12 +11,16 @@
 #                 [--env NAME=VALUE]... [--quiet]
 #
 # In the guest the script runs as root under /bin/bash with the environment
-# from <out>/vm.env (REPO, KVER, MODULE, KO, OUT=/out, and every --env); it can
+# from <out>/vm.env (REPO, KVER, MODULE, KO, OUT=/out, TRANSPORT and SIW_KO,
+# and every --env); it can
 # `. "$REPO/tests/lib.sh"` for the soft-RoCE / LIO / ib_srp helpers. Anything
 # it writes below /out appears in <out> on the host. Afterwards <out> holds:
 #   console.log  the serial console      guest.log  the script's output
 #   dmesg.txt    the guest's full dmesg  rc         the script's exit status
 #   splat.txt    oops/WARNING/BUG/hung-task/lockdep lines, if any
+# TRANSPORT=rxe|siw (environment or --env) picks soft-RoCE (default) or
+# soft-iWARP in the guest; siw.ko, missing from Debian's kernels, is built
+# first (scripts/siw.sh) and passed as SIW_KO.
 # Debugging: VM_APPEND adds kernel parameters; VM_MONITOR=<socket path>
 # opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
@@ -43,7 +47,11 @@ while [ $# -gt 0 ]; do
 	--ko) ko=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
-	--env) envs+=("$2"); shift 2 ;;
+	--env)
+		envs+=("$2")
+		case $2 in TRANSPORT=*) TRANSPORT=${2#TRANSPORT=} ;; esac
+		shift 2
+		;;
 	--quiet) quiet=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "vm: unknown argument '$1'" >&2; usage ;;
@@ -135,11 +143,20 @@ if [ ! -s "$initrd" ]; then
 	build_initramfs "$initrd"
 fi
 
+# ---- soft-iWARP: build siw.ko when the guest kernel has none ----
+TRANSPORT=${TRANSPORT:-rxe}
+siw_ko=${SIW_KO:-}
+if [ "$TRANSPORT" = siw ] && [ -z "$siw_ko" ] &&
+	[ -z "$(find "/lib/modules/$rel/kernel" -name 'siw.ko*' 2>/dev/null)" ]; then
+	siw_ko=$(CACHE=$CACHE "$REPO/scripts/siw.sh" "$rel") ||
+		{ say "TRANSPORT=siw: cannot build siw.ko for $rel"; exit 2; }
+fi
+
 # ---- guest environment ----
 {
 	printf 'REPO=%q\nKVER=%q\nKREL=%q\nMODULE=%q\nKO=%q\nRUN=%q\nOUT=/out\n' \
 		"$REPO" "$series" "$rel" "$module" "$ko" "$run"
-	printf 'VM_TIMEOUT=%q\n' "$timeout"
+	printf 'VM_TIMEOUT=%q\nTRANSPORT=%q\nSIW_KO=%q\n' "$timeout" "$TRANSPORT" "$siw_ko"
 	for e in "${envs[@]}"; do
 		printf '%s=%q\n' "${e%%=*}" "${e#*=}"
 	done

@@ -51,7 +51,7 @@ state_clean() {
 }
 
 if ! rxe_setup >/out/rxe-setup.log 2>&1; then
-	echo "## e2e: soft-RoCE setup failed; see rxe-setup.log"
+	echo "## e2e: soft-RDMA ($TRANSPORT) setup failed; see rxe-setup.log"
 	cat /out/rxe-setup.log
 fi
 

@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Guest-side helpers for the VM test bench (sourced by scripts run through
-# scripts/vm.sh). Environment from vm.sh: REPO, KVER, KREL, MODULE
-# (ours|distro|none), KO (path of our ib_srpt.ko), OUT (/out).
+# scripts/vm.sh).
+# Environment from vm.sh: REPO, KVER, KREL, MODULE
+# (ours|distro|none), KO (path of our ib_srpt.ko), OUT (/out), TRANSPORT
+# (rxe: soft-RoCE, the default; siw: soft-iWARP, with SIW_KO the siw.ko
+# built by scripts/siw.sh when the kernel has none).
 #
 # Typical use:
 #   . "$REPO/tests/lib.sh"
-#   rxe_setup                       # soft-RoCE rxe0 over veth v0 (fd00::1)
+#   rxe_setup                       # soft-RoCE rxe0 over veth v0 (fd00::1),
+#                                   # or with TRANSPORT=siw soft-iWARP siw0
+#                                   # over v0 (10.90.0.1)
 #   srpt_load                       # ours (insmod $KO) or distro (modprobe)
 #   dev=$(bs_null nb0 256)          # 256 MiB memory-backed null_blk
 #   srpt_target_create              # wwn + tpgt_1, RDMA/CM port 5555
@@ -22,8 +27,20 @@
 LIO=/sys/kernel/config/target
 SRPT_CFS=$LIO/srpt
 RDMA_CM_PORT=${RDMA_CM_PORT:-5555}
-TARGET_ADDR=${TARGET_ADDR:-fd00::1}
-RXE=${RXE:-rxe0}
+# The soft-RDMA device (RXE, named so for history: siw0 over iWARP) and the
+# target's address on v0. iWARP runs over the kernel's TCP: siw listens on
+# the addresses of its netdev, and the initiator's connection to that
+# address, local to this guest, takes the loopback route. The scenarios use
+# IPv4 addresses on both veth ends over siw.
+TRANSPORT=${TRANSPORT:-rxe}
+if [ "$TRANSPORT" = siw ]; then
+	TARGET_ADDR=${TARGET_ADDR:-10.90.0.1}
+	PEER_ADDR=${PEER_ADDR:-10.90.0.2}
+	RXE=${RXE:-siw0}
+else
+	TARGET_ADDR=${TARGET_ADDR:-fd00::1}
+	RXE=${RXE:-rxe0}
+fi
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 log() { echo "[+$(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
@@ -79,7 +96,41 @@ rxe_port_active() {
 	grep -q ACTIVE "/sys/class/infiniband/$RXE/ports/1/state"
 }
 
+# siw_load: the soft-iWARP driver, from the kernel or SIW_KO.
+siw_load() {
+	local deps
+	grep -qw '^siw' /proc/modules && return 0
+	modprobe -q siw 2>/dev/null && return 0
+	[ -r "${SIW_KO:-}" ] || die "no siw module in $(uname -r) and no SIW_KO (scripts/siw.sh)" || return 1
+	deps=$(modinfo -F depends "$SIW_KO" 2>/dev/null | tr ',' ' ')
+	[ -z "$deps" ] || modprobe -a $deps || die "modprobe $deps" || return 1
+	modprobe -q crc32c_generic 2>/dev/null || true
+	insmod "$SIW_KO" || die "insmod $SIW_KO"
+}
+
+# siw_setup: soft-iWARP device $RXE on veth v0 with IPv4 addresses on both
+# ends of the pair.
+siw_setup() {
+	[ -d "/sys/class/infiniband/$RXE" ] && return 0
+	modprobe -a veth ib_core iw_cm rdma_cm || die "modprobe veth iw_cm rdma_cm" || return 1
+	siw_load || return 1
+	modprobe -a ib_uverbs rdma_ucm 2>/dev/null || true
+	/usr/sbin/ip link set lo up
+	/usr/sbin/ip link add v0 type veth peer name v1 || die "veth" || return 1
+	/usr/sbin/ip link set v0 up
+	/usr/sbin/ip link set v1 up
+	/usr/sbin/ip -4 addr add "$TARGET_ADDR/24" dev v0 || die "address $TARGET_ADDR" || return 1
+	/usr/sbin/ip -4 addr add "$PEER_ADDR/24" dev v1 || die "address $PEER_ADDR" || return 1
+	/usr/bin/rdma link add "$RXE" type siw netdev v0 || die "rdma link add $RXE type siw" || return 1
+	wait_for 20 rxe_port_active || die "$RXE port not ACTIVE" || return 1
+	wait_for 10 test -s "/sys/class/infiniband/$RXE/ports/1/gids/0"
+	log "soft-iWARP $RXE on v0 ($TARGET_ADDR) active"
+}
+
+# rxe_setup: the soft-RDMA device of TRANSPORT (rxe: soft-RoCE, siw:
+# soft-iWARP) over a veth pair, port ACTIVE.
 rxe_setup() {
+	[ "$TRANSPORT" = siw ] && { siw_setup; return; }
 	[ -d "/sys/class/infiniband/$RXE" ] && return 0
 	modprobe -a rdma_rxe veth || die "modprobe rdma_rxe veth" || return 1
 	modprobe -q crc32_generic 2>/dev/null || true
@@ -230,10 +281,12 @@ srpt_lun() {
 	ln -s "$bs" "$t/lun/lun_$lun/$(basename "$bs")" || { die "link lun_$lun"; return 1; }
 }
 
-# The initiator port IDs (ACL names) of the local ib_srp on rxe0 port 1 in
-# the forms users write. The first is what srpt_acl_add uses by default.
+# The initiator port ID (ACL name) of the local ib_srp on port 1, which
+# srpt_acl_add uses by default. ib_srp sends its id extension (0), then
+# the interface ID of GID 0: the node GUID on rxe; over siw, GID 0 is the
+# MAC address followed by zeros, so the interface ID is 0 there.
 initiator_acl_name() {
-	echo "${ACL_NAME:-0x0000000000000000$(node_guid_hex)}"
+	echo "${ACL_NAME:-0x0000000000000000$(gid0_hex | cut -c17-32)}"
 }
 
 # srpt_acl_add [NAME]: ACL mapping every LUN of the TPG.
@@ -323,12 +376,20 @@ srp_initiator_load() {
 	modprobe -a sd_mod scsi_transport_srp ib_srp || die "modprobe ib_srp"
 }
 
+# srp_dest: the add_target dest= value ([IPv6]:port or IPv4:port).
+srp_dest() {
+	case "$TARGET_ADDR" in
+	*:*) echo "[$TARGET_ADDR]:$RDMA_CM_PORT" ;;
+	*) echo "$TARGET_ADDR:$RDMA_CM_PORT" ;;
+	esac
+}
+
 # srp_login [extra add_target options, e.g. ch_count=2]
 srp_login() {
 	local g opts
 	srp_initiator_load || return 1
 	g=$(target_guid)
-	opts="id_ext=$g,ioc_guid=$g,dest=[$TARGET_ADDR]:$RDMA_CM_PORT"
+	opts="id_ext=$g,ioc_guid=$g,dest=$(srp_dest)"
 	[ $# -gt 0 ] && opts+=",$(IFS=,; echo "$*")"
 	wait_for 10 test -w "$(srp_dev_dir)/add_target" || { die "no $(srp_dev_dir)"; return 1; }
 	log "ib_srp add_target $opts"
