@@ -2843,7 +2843,14 @@ static int case_qp_error_bad_rkey(void)
 	}
 	info("target disconnected %.1f s after the WRITE%s; %d response(s) to it", (now_ms() - t0) / 1000.0,
 	     c.broken ? " (our QP erred too)" : "", count_rsp(&c, 0xc001));
-	r = wait_target_qp_gone(qpn, 15000, "after the target disconnected");
+	/*
+	 * Answer the target's DREQ as an initiator does (rdma_disconnect()
+	 * after DISCONNECTED sends the DREP), so that its teardown does not
+	 * wait for the DREQ to time out; our QP stays, so its number is not
+	 * reused while we look.
+	 */
+	rdma_disconnect(c.id);
+	r = wait_target_qp_gone(qpn, 30000, "after the target disconnected");
 	if (!r && path[0]) {
 		if (read_attr(path, after, sizeof(after)))
 			r = fail("cannot read %s", path);
