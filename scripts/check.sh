@@ -62,7 +62,8 @@ for t in $TIERS; do
 			E2E_ONLY="$SIW_SCENARIOS" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours TRANSPORT=rxe "$SRC/scripts/e2e.sh" ;;
-	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe "$SRC/scripts/hostile.sh" ;;
+	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe \
+			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
 	esac
 done

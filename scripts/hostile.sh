@@ -10,7 +10,9 @@
 # ours), CACHE (default /var/cache/ib_srpt), HOSTILE_CASES=a,b,c (default
 # all), HOSTILE_FAULTS=0 to skip the fault scripts (or a comma list
 # of their numbers, e.g. 05,08), HOSTILE_TIMEOUT=per-case
-# seconds (default 120), VM_TIMEOUT=whole-guest seconds (default 2400).
+# seconds (default 120), VM_TIMEOUT=whole-guest seconds (default 2400),
+# HOSTILE_SQ_SIZES=srp_sq_size values fault 12 stresses ("min 4096"; make
+# check runs "min" only: the smallest send queue is where the defects were).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,6 +66,7 @@ while :; do
 	      --env "HOSTILE_CASES=$cases"
 	      --env "HOSTILE_FAULTS=${HOSTILE_FAULTS:-1}"
 	      --env "HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-120}"
+	      --env "HOSTILE_SQ_SIZES=${HOSTILE_SQ_SIZES:-min 4096}"
 	      --env "HOSTILE_RESTART=$([ "$boot" -lt "$MAX_BOOTS" ] && echo 1 || echo 0)")
 	[ -n "$ko" ] && args+=(--ko "$ko")
 	say "boot $boot: cases $cases"
