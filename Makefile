@@ -23,7 +23,7 @@ kdir_for = $(lastword $(sort $(wildcard /lib/modules/$(1).*/build) $(wildcard /l
 KDIR ?= $(call kdir_for,$(KVER))
 BUILD_OUT ?= $(CACHE)/build-$(KVER)
 
-.PHONY: all module deps clean lint e2e bench kunit demo check hostile man
+.PHONY: all module deps clean lint e2e bench bench-scale kunit demo check hostile man
 
 all: module
 
@@ -43,6 +43,9 @@ e2e:
 
 bench:
 	@$(SRC)/scripts/bench.sh
+
+bench-scale:
+	@BENCH_MAIN=0 BENCH_SCALE=1 $(SRC)/scripts/bench.sh
 
 kunit:
 	@$(SRC)/scripts/kunit.sh

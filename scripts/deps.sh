@@ -61,7 +61,7 @@ build_pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod cpio
 vm_pkgs=(linux-image-amd64 qemu-system-x86 busybox-static rdma-core
 	 ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev targetcli-fb
 	 python3-rtslib-fb fio sg3-utils iproute2 dmsetup multipath-tools
-	 procps util-linux e2fsprogs dbus)
+	 procps util-linux e2fsprogs dbus nvme-cli perftest linux-perf)
 kunit_pkgs=(linux-source-6.12 python3)
 
 ensure_backports
