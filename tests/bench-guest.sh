@@ -72,7 +72,7 @@ null_dev() {
 NVMET=/sys/kernel/config/nvmet
 
 nvmet_serve_and_login() {
-	local dev s p i
+	local dev s p i u
 	modprobe -a nvmet nvmet-rdma nvme-rdma || return 1
 	dev=$(null_dev bench) || return 1
 	s=$NVMET/subsystems/$NVME_NQN
@@ -86,8 +86,9 @@ nvmet_serve_and_login() {
 	echo "$TARGET_ADDR" >"$p/addr_traddr"
 	echo "$NVME_PORT" >"$p/addr_trsvcid"
 	ln -s "$s" "$p/subsystems/$NVME_NQN" || return 1
+	u=$(cat /proc/sys/kernel/random/uuid)
 	nvme connect -t rdma -a "$TARGET_ADDR" -s "$NVME_PORT" -n "$NVME_NQN" \
-		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" ||
+		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$u" --hostid="$u" >&2 ||
 		return 1
 	# The guest has no other NVMe device: the first namespace is ours
 	# (nvmeXnY; the multipath's hidden per-path nvmeXcZnY have no node).
@@ -198,10 +199,11 @@ EOF
 wire_test() {
 	local r=$1 tool=$2 spid out i
 	shift 2
-	"$tool" -d "$RXE" -R "$@" >/tmp/wire-srv.log 2>&1 &
+	# -F: no CPU frequency check (meaningless in a TCG guest).
+	"$tool" -d "$RXE" -R -F "$@" >/tmp/wire-srv.log 2>&1 &
 	spid=$!
 	sleep 2
-	run_deadline 120 "$tool" -d "$RXE" -R "$@" "$WIRE_ADDR" >/tmp/wire.log 2>&1
+	run_deadline 120 "$tool" -d "$RXE" -R -F "$@" "$WIRE_ADDR" >/tmp/wire.log 2>&1
 	for ((i = 0; i < 50; i++)); do
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.2
@@ -451,4 +453,5 @@ profile_rounds() {
 [ "${BENCH_MAIN:-1}" = 1 ] && main_rounds
 [ "${BENCH_PROFILE:-0}" = 1 ] && profile_rounds
 [ "${BENCH_SCALE:-0}" = 1 ] && scale_rounds
+dmesg >/out/guest-dmesg.txt
 exit 0
