@@ -241,7 +241,7 @@ EOF
 # no other module can be loaded and the ib_srpt rounds stop there.
 main_rounds() {
 	local r m order disk frc j
-	local dropped= stuck=
+	local dropped='' stuck=''
 	for ((r = 1; r <= rounds; r++)); do
 		order=$modules
 		# Alternate the order from one round to the next.
