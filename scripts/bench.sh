@@ -70,7 +70,7 @@ echo "bench: KVER=$KVER ${ko:+KO=$ko }setups: $modules, $rounds rounds, ${runtim
 njobs=$(echo ${BENCH_JOBS:-x x x x x x} | wc -w)
 budget=240
 [ "$main" = 1 ] && budget=$(( budget + rounds * ($(echo $modules | wc -w) * (60 + njobs * (runtime + 15)) + 240) ))
-[ "$scale" = 1 ] && budget=$(( budget + 12 * (150 + runtime) ))
+[ "$scale" = 1 ] && budget=$(( budget + 10 * (150 + runtime) ))
 [ "$profile" = 1 ] && budget=$(( budget + 2 * (120 + 3 * (2 * runtime + 60)) ))
 "$REPO/scripts/vm.sh" --kver "$KVER" --module "${srpts##* }" --quiet ${ko:+--ko "$ko"} \
 	--run "$REPO/tests/bench-guest.sh" --out "$out" --timeout "$budget" \
