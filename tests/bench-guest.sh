@@ -417,9 +417,9 @@ profile_one() {
 	ios=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(d["read"]["total_ios"] + d["write"]["total_ios"])')
 	{
 		echo "# $m $j ios $ios"
-		awk -F, -v n="$ios" '$1 ~ /^[0-9.]+$/ { printf "%s %s %.2f\n", "'"$m $j"'", $3, $1 / n }' /tmp/perf-stat.txt
+		awk -F, -v n="$ios" '$1 ~ /^[0-9.]+$/ { printf "%s %s %.3f\n", "'"$m $j"'", $3, $1 / n }' /tmp/perf-stat.txt
 		join <(echo "$h0" | sort) <(kprobe_hits | sort) |
-			awk -v n="$ios" '{ printf "%s %s %.2f\n", "'"$m $j"'", $1, ($3 - $2) / n }'
+			awk -v n="$ios" '{ printf "%s %s %.3f\n", "'"$m $j"'", $1, ($3 - $2) / n }'
 	} >>/out/profile.txt
 	"$PERF" record -F 999 -a -g -o /tmp/perf.data -- fio --name="$j" --filename="$disk" \
 		--direct=1 --ioengine=libaio $args --time_based --runtime="$runtime" \
