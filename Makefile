@@ -28,8 +28,8 @@ DESTDIR ?=
 TRANSPORT ?= rxe
 export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR TRANSPORT
 
-.PHONY: all module deps clean lint e2e bench kunit demo check hostile man \
-	install uninstall dkms soak
+.PHONY: all module deps clean lint e2e bench bench-scale kunit demo check \
+	hostile man install uninstall dkms soak
 
 all: module
 
@@ -69,6 +69,9 @@ e2e:
 
 bench:
 	@$(SRC)/scripts/bench.sh
+
+bench-scale:
+	@BENCH_MAIN=0 BENCH_SCALE=1 $(SRC)/scripts/bench.sh
 
 kunit:
 	@$(SRC)/scripts/kunit.sh

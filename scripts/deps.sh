@@ -72,7 +72,7 @@ build_pkgs=("${tool_pkgs[@]}" linux-headers-amd64)
 vm_pkgs=(linux-image-amd64 qemu-system-x86 busybox-static rdma-core
 	 ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev targetcli-fb
 	 python3-rtslib-fb fio sg3-utils iproute2 dmsetup multipath-tools
-	 procps util-linux e2fsprogs dbus dkms)
+	 procps util-linux e2fsprogs dbus dkms nvme-cli perftest linux-perf)
 kunit_pkgs=(linux-source-6.12 python3)
 
 # The 6.12 kernel (vm: image and headers) or its headers only (build).

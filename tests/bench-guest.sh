@@ -2,21 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Guest side of `make bench` (run by scripts/vm.sh from scripts/bench.sh).
-# For each round and each module in BENCH_MODULES (alternating order), load
-# that ib_srpt, serve a null_blk LUN (not memory backed: measures the
-# transport, not a RAM copy), log in, run the fio jobs, log out, unload.
+#
+# Main part (BENCH_MAIN, default 1): for each round and each setup in
+# BENCH_MODULES (order reversed in even rounds), serve one null_blk device
+# (not memory backed: measures the transport, not a RAM copy) and run the
+# fio jobs on the initiator's disk:
+#   ours, distro  ib_srpt (our build / the kernel's) + LIO iblock + ib_srp
+#   nvmet         the kernel's nvmet-rdma target + nvme-rdma host (nvme-cli)
+#   bare          fio on the null_blk device itself (the ceiling)
+# then, once per round, perftest loopback over the same rxe device
+# (ib_write_bw/ib_read_bw 1 MiB, ib_send_lat 64 B, RDMA/CM mode).
 # Writes one line per measurement to /out/bench.txt:
-#   <module> <round> <job> <iops> <MB/s> <mean latency us> <cpu us per I/O>
-# Environment: BENCH_MODULES ("ours distro" or "distro"), BENCH_ROUNDS (2),
+#   <setup> <round> <job> <iops> <MB/s> <mean latency us> <cpu us per I/O>
+#   wire <round> <ib_write_bw|ib_read_bw|ib_send_lat> 0 <MB/s> <lat us> 0
+#
+# BENCH_SCALE=1: aggregate 4k random read IOPS and memory with 1, 4 and 16
+# channels and 1 and 8 LUNs, ours and distro, to /out/scale.txt:
+#   <module> <channels> <luns> <iops> <memfree KiB> <slab KiB> <cmd slots>
+# BENCH_PROFILE=1: per-I/O counts (work items, context switches,
+# allocations, lock contention, post/poll calls) and a perf profile for
+# ours and distro, to /out/profile.txt and /out/perf-<module>-<job>.txt.
+#
+# Environment: BENCH_MODULES ("distro ours nvmet bare"), BENCH_ROUNDS (3),
 # BENCH_RUNTIME (seconds per job, 10), BENCH_JOBS (subset of the job names).
 . "$REPO/tests/lib.sh"
 
-rounds=${BENCH_ROUNDS:-2}
+rounds=${BENCH_ROUNDS:-3}
 runtime=${BENCH_RUNTIME:-10}
 modules=${BENCH_MODULES:-distro}
 jobs=${BENCH_JOBS:-"randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-1m-qd8 write-1m-qd8"}
 res=/out/bench.txt
 : >"$res"
+NVME_NQN=nqn.2026-12.org.ib-srpt:bench
+NVME_PORT=4420
+WIRE_ADDR=10.99.0.1	# IPv4 address of v0 for perftest's RDMA/CM
 
 # job name -> fio arguments
 job_args() {
@@ -36,23 +55,78 @@ busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
 rxe_setup || exit 1
+/usr/sbin/ip addr add "$WIRE_ADDR/24" dev v0 2>/dev/null
 
-# serve_and_login MODULE: writes the initiator disk to /tmp/bench-disk.
-serve_and_login() {
-	MODULE=$1
-	srpt_load || return 1
-	modprobe null_blk nr_devices=0 || return 1
-	local d=/sys/kernel/config/nullb/bench bs
+# null_dev NAME: power on a 1 GiB null_blk device; prints its path.
+null_dev() {
+	local d=/sys/kernel/config/nullb/$1 dev
+	[ -d /sys/kernel/config/nullb ] || modprobe null_blk nr_devices=0 || return 1
 	mkdir "$d" && echo 1024 >"$d/size" && echo 512 >"$d/blocksize" &&
 		echo 1 >"$d/power" || return 1
-	local dev=/dev/bench
+	dev=/dev/$1
 	[ -b "$dev" ] || dev=/dev/nullb$(cat "$d/index")
-	bs=$(lio_iblock bench "$dev") || return 1
-	srpt_target_create && srpt_lun 0 "$bs" && srpt_acl_add && srpt_enable &&
-		srp_login && srp_disk 0 >/tmp/bench-disk
+	wait_for 5 test -b "$dev" && echo "$dev"
 }
 
-cleanup() {
+# ---- nvmet-rdma target + nvme-rdma host ----
+NVMET=/sys/kernel/config/nvmet
+
+nvmet_serve_and_login() {
+	local dev s p i u
+	modprobe -a nvmet nvmet-rdma nvme-rdma || return 1
+	dev=$(null_dev bench) || return 1
+	s=$NVMET/subsystems/$NVME_NQN
+	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" || return 1
+	mkdir "$s/namespaces/1" && echo "$dev" >"$s/namespaces/1/device_path" &&
+		echo 1 >"$s/namespaces/1/enable" || return 1
+	p=$NVMET/ports/1
+	mkdir "$p" || return 1
+	echo rdma >"$p/addr_trtype"
+	echo ipv6 >"$p/addr_adrfam"
+	echo "$TARGET_ADDR" >"$p/addr_traddr"
+	echo "$NVME_PORT" >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$NVME_NQN" || return 1
+	u=$(cat /proc/sys/kernel/random/uuid)
+	nvme connect -t rdma -a "$TARGET_ADDR" -s "$NVME_PORT" -n "$NVME_NQN" \
+		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$u" --hostid="$u" >&2 ||
+		return 1
+	# The guest has no other NVMe device: the first namespace is ours
+	# (nvmeXnY; the multipath's hidden per-path nvmeXcZnY have no node).
+	for ((i = 0; i < 150; i++)); do
+		for s in /sys/block/nvme*n*; do
+			case "$(basename "$s")" in *c*n*) continue ;; esac
+			[ -b "/dev/$(basename "$s")" ] && { echo "/dev/$(basename "$s")"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+nvmet_cleanup() {
+	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1
+	nvme disconnect -n "$NVME_NQN" >/dev/null 2>&1
+	rm -f "$p/subsystems/$NVME_NQN" 2>/dev/null
+	rmdir "$p" 2>/dev/null
+	[ -d "$s/namespaces/1" ] && { echo 0 >"$s/namespaces/1/enable"; rmdir "$s/namespaces/1"; }
+	rmdir "$s" 2>/dev/null
+	modprobe -r nvme_rdma nvmet_rdma nvmet 2>/dev/null
+	srpt_teardown
+	modprobe -r null_blk 2>/dev/null
+	! [ -d "$s" ]
+}
+
+# ---- ib_srpt + ib_srp ----
+srpt_serve_and_login() {
+	local dev bs
+	MODULE=$1
+	srpt_load || return 1
+	dev=$(null_dev bench) || return 1
+	bs=$(lio_iblock bench "$dev") || return 1
+	srpt_target_create && srpt_lun 0 "$bs" && srpt_acl_add && srpt_enable &&
+		srp_login && srp_disk 0
+}
+
+srpt_cleanup() {
 	srp_logout >/dev/null 2>&1
 	modprobe -r ib_srp 2>/dev/null
 	srpt_teardown
@@ -61,55 +135,45 @@ cleanup() {
 	! grep -qw '^ib_srpt' /proc/modules
 }
 
-# A module that hangs (I/O that never completes, a logout that never ends)
-# is dropped from the remaining rounds; if it cannot even be unloaded, no
-# other module can be loaded and the bench stops there.
-rc=0
-dropped=
-stuck=
-for ((r = 1; r <= rounds; r++)); do
-	order=$modules
-	# Alternate which module goes first from one round to the next.
-	[ $((r % 2)) = 0 ] && order=$(echo "$modules" | tr ' ' '\n' | tac | tr '\n' ' ')
-	for m in $order; do
-		[[ " $dropped " == *" $m "* ]] && continue
-		if [ -n "$stuck" ]; then
-			echo "$m $r skipped 0 0 0 0" >>"$res"
-			continue
-		fi
-		echo "## bench round $r: $m"
-		rm -f /tmp/bench-disk
-		if ! run_deadline 120 serve_and_login "$m" >/tmp/bench-setup.log 2>&1; then
-			echo "## bench: $m could not serve/login in round $r: $(grep FAIL /tmp/bench-setup.log | tail -n 1)"
-			echo "$m $r setup-failed 0 0 0 0" >>"$res"
-			dropped+=" $m"
-			run_deadline 120 cleanup >/dev/null 2>&1 || stuck=$m
-			continue
-		fi
-		disk=$(cat /tmp/bench-disk)
-		for j in $jobs; do
-			args=$(job_args "$j") || { echo "## bench: unknown job $j"; continue; }
-			t0=$(busy_ticks)
-			# shellcheck disable=SC2086
-			run_deadline $((runtime + 60)) fio --name="$j" --filename="$disk" \
-				--direct=1 --ioengine=libaio \
-				$args --time_based --runtime="$runtime" --ramp_time=2 \
-				--randrepeat=0 --norandommap --output-format=json \
-				>/tmp/fio.json 2>/tmp/fio.err
-			frc=$?
-			t1=$(busy_ticks)
-			if [ $frc -ne 0 ]; then
-				echo "## bench: fio $j failed on $m (status $frc$([ $frc = 124 ] && echo ', hung')): $(tail -n 2 /tmp/fio.err)"
-				echo "$m $r $j 0 0 0 0" >>"$res"
-				if [ $frc = 124 ]; then
-					dropped+=" $m"
-					break
-				fi
-				continue
-			fi
-			# Busy CPU time is measured over ramp + runtime; I/Os only over
-			# runtime: scale the ticks by runtime / (runtime + ramp).
-			python3 - "$m" "$r" "$j" "$((t1 - t0))" "$hz" "$runtime" >>"$res" <<'EOF'
+# serve_and_login SETUP: prints the disk fio runs on.
+serve_and_login() {
+	case "$1" in
+	ours|distro) srpt_serve_and_login "$1" ;;
+	nvmet) nvmet_serve_and_login ;;
+	bare) null_dev bench ;;
+	esac
+}
+
+cleanup() {
+	case "$1" in
+	ours|distro) srpt_cleanup ;;
+	nvmet) nvmet_cleanup ;;
+	bare) srpt_teardown; modprobe -r null_blk 2>/dev/null; true ;;
+	esac
+}
+
+# fio_job SETUP ROUND JOB DISK [extra fio args]: one measurement line.
+fio_job() {
+	local m=$1 r=$2 j=$3 disk=$4 args t0 t1 frc
+	shift 4
+	args=$(job_args "$j") || { echo "## bench: unknown job $j"; return 2; }
+	t0=$(busy_ticks)
+	# shellcheck disable=SC2086
+	run_deadline $((runtime + 60)) fio --name="$j" --filename="$disk" \
+		--direct=1 --ioengine=libaio \
+		$args --time_based --runtime="$runtime" --ramp_time=2 \
+		--randrepeat=0 --norandommap --output-format=json "$@" \
+		>/tmp/fio.json 2>/tmp/fio.err
+	frc=$?
+	t1=$(busy_ticks)
+	if [ $frc -ne 0 ]; then
+		echo "## bench: fio $j failed on $m (status $frc$([ $frc = 124 ] && echo ', hung')): $(tail -n 2 /tmp/fio.err)"
+		echo "$m $r $j 0 0 0 0" >>"$res"
+		return $frc
+	fi
+	# Busy CPU time is measured over ramp + runtime; I/Os only over
+	# runtime: scale the ticks by runtime / (runtime + ramp).
+	python3 - "$m" "$r" "$j" "$((t1 - t0))" "$hz" "$runtime" >>"$res" <<'EOF'
 import json, sys
 m, r, j, ticks, hz, rt = sys.argv[1:]
 d = json.load(open("/tmp/fio.json"))["jobs"][0]
@@ -125,14 +189,273 @@ busy_us = int(ticks) / int(hz) * 1e6 * int(rt) / (int(rt) + 2)
 cpu = busy_us / ios if ios else 0
 print(f"{m} {r} {j} {iops:.1f} {bw / 1e6:.2f} {lat:.1f} {cpu:.1f}")
 EOF
-			tail -n 1 "$res" | sed 's/^/## bench: /'
+	tail -n 1 "$res" | sed 's/^/## bench: /'
+}
+
+# ---- perftest over the same rxe device (server and client in this guest) ----
+# wire_test ROUND TOOL ARGS...: run the server, then the client, and record
+# the client's average bandwidth (MB/s, perftest's MB = 2^20 bytes) or
+# average latency (us).
+wire_test() {
+	local r=$1 tool=$2 spid out i
+	shift 2
+	# -F: no CPU frequency check (meaningless in a TCG guest).
+	"$tool" -d "$RXE" -R -F "$@" >/tmp/wire-srv.log 2>&1 &
+	spid=$!
+	sleep 2
+	run_deadline 120 "$tool" -d "$RXE" -R -F "$@" "$WIRE_ADDR" >/tmp/wire.log 2>&1
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	cat /tmp/wire.log >>/out/wire.log
+	out=$(python3 - "$tool" /tmp/wire.log <<'EOF'
+import sys
+tool, path = sys.argv[1:]
+hdr = None
+for ln in open(path):
+    f = ln.split()
+    if f and f[0] == "#bytes":
+        hdr = f
+        continue
+    if hdr and f and f[0].isdigit():
+        if tool.endswith("_lat"):
+            # t_avg[usec] (one-way: half a round trip)
+            print(f"0 {float(f[5]):.2f}")
+        else:
+            # BW average[MB/sec]
+            print(f"{float(f[3]) * 1048576 / 1e6:.2f} 0")
+        break
+EOF
+)
+	[ -n "$out" ] || { echo "## bench: $tool failed: $(tail -n 2 /tmp/wire.log)"; return 1; }
+	echo "wire $r $tool 0 $out 0" >>"$res"
+	tail -n 1 "$res" | sed 's/^/## bench: /'
+}
+
+# ---------------------------------------------------------------- main
+# A setup that hangs (I/O that never completes, a logout that never ends)
+# is dropped from the remaining rounds; if ib_srpt cannot even be unloaded,
+# no other module can be loaded and the ib_srpt rounds stop there.
+# main_rounds FIRST LAST
+dropped='' stuck=''
+main_rounds() {
+	local r m order disk frc j
+	for ((r = $1; r <= $2; r++)); do
+		order=$modules
+		# Alternate the order from one round to the next.
+		[ $((r % 2)) = 0 ] && order=$(echo "$modules" | tr ' ' '\n' | tac | tr '\n' ' ')
+		for m in $order; do
+			[[ " $dropped " == *" $m "* ]] && continue
+			if [ -n "$stuck" ] && [ "$m" != bare ] && [ "$m" != nvmet ]; then
+				echo "$m $r skipped 0 0 0 0" >>"$res"
+				continue
+			fi
+			echo "## bench round $r: $m"
+			# To a file: a command substitution would wait for a
+			# setup step that hangs in the kernel.
+			: >/tmp/bench-disk
+			run_deadline 120 serve_and_login "$m" >/tmp/bench-disk 2>/tmp/bench-setup.log
+			disk=$(tail -n 1 /tmp/bench-disk)
+			if [ -z "$disk" ] || [ ! -b "$disk" ]; then
+				echo "## bench: $m could not serve/login in round $r: $(grep -a FAIL /tmp/bench-setup.log | tail -n 1)"
+				tail -n 5 /tmp/bench-setup.log | sed 's/^/## bench:   /'
+				echo "$m $r setup-failed 0 0 0 0" >>"$res"
+				dropped+=" $m"
+				run_deadline 120 cleanup "$m" >/dev/null 2>&1 || stuck=$m
+				continue
+			fi
+			for j in $jobs; do
+				fio_job "$m" "$r" "$j" "$disk"
+				frc=$?
+				if [ $frc = 124 ]; then
+					dropped+=" $m"
+					break
+				fi
+			done
+			if ! run_deadline 120 cleanup "$m" >/tmp/bench-cleanup.log 2>&1; then
+				echo "## bench: $m could not be logged out/unloaded in round $r"
+				dropped+=" $m"
+				stuck=$m
+			fi
 		done
-		if ! run_deadline 120 cleanup >/tmp/bench-cleanup.log 2>&1; then
-			echo "## bench: $m could not be logged out/unloaded in round $r"
-			dropped+=" $m"
-			stuck=$m
+		if [ "${BENCH_WIRE:-1}" = 1 ]; then
+			wire_test "$r" ib_write_bw -s 1048576 -n 200
+			wire_test "$r" ib_read_bw -s 1048576 -n 200
+			wire_test "$r" ib_send_lat -s 64 -n 2000
 		fi
 	done
-done
-[ -n "$stuck" ] && echo "## bench: ib_srpt ($stuck) stuck in the kernel: later measurements skipped"
-exit $rc
+	[ -n "$stuck" ] && echo "## bench: ib_srpt ($stuck) stuck in the kernel: later measurements skipped"
+	return 0
+}
+
+# ---------------------------------------------------------------- scaling
+# slab_kib: KiB held by all slab caches (active objects x object size).
+slab_kib() { awk 'NR > 2 { s += $2 * $4 } END { printf "%d", s / 1024 }' /proc/slabinfo; }
+memfree_kib() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
+
+# scale_one MODULE CHANNELS LUNS: logins of two channels each (ib_srp caps
+# ch_count at the number of CPUs), each login with its own initiator_ext
+# (and ACL); 4k random reads at a total QD of 32 over every disk.
+scale_one() {
+	local m=$1 nch=$2 nlun=$3 per logins l i dev bs g ext disks mf0 sl0 mf1 sl1 iops
+	MODULE=$m
+	per=$((nch < 2 ? 1 : 2))
+	logins=$((nch / per))
+	srpt_load || return 1
+	srpt_target_create || return 1
+	for ((l = 0; l < nlun; l++)); do
+		dev=$(null_dev "sc$l") || return 1
+		bs=$(lio_iblock "sc$l" "$dev") || return 1
+		srpt_lun "$l" "$bs" || return 1
+	done
+	for ((i = 1; i <= logins; i++)); do
+		srpt_acl_add "0x$(printf '%016x' "$i")$(node_guid_hex)" || return 1
+	done
+	srpt_enable || return 1
+	srp_initiator_load || return 1
+	sync; echo 3 >/proc/sys/vm/drop_caches
+	sleep 1
+	mf0=$(memfree_kib) sl0=$(slab_kib)
+	g=$(target_guid)
+	for ((i = 1; i <= logins; i++)); do
+		ext=$(printf '%016x' "$i")
+		echo "id_ext=$g,ioc_guid=$g,initiator_ext=$ext,dest=[$TARGET_ADDR]:$RDMA_CM_PORT,ch_count=$per" \
+			>"$(srp_dev_dir)/add_target" || { die "login $i"; return 1; }
+	done
+	for ((l = 0; l < nlun; l++)); do srp_disk "$l" 60 >/dev/null || return 1; done
+	wait_for 60 eval '[ "$(srp_disks | wc -l)" -ge $((logins * nlun)) ]' || return 1
+	sleep 2
+	mf1=$(memfree_kib) sl1=$(slab_kib)
+	disks=$(srp_disks | tr '\n' ':')
+	disks=${disks%:}
+	run_deadline $((runtime + 90)) fio --name=scale --filename="$disks" \
+		--file_service_type=roundrobin --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=16 --numjobs=2 --group_reporting \
+		--time_based --runtime="$runtime" --ramp_time=2 --randrepeat=0 \
+		--norandommap --output-format=json >/tmp/fio.json 2>/tmp/fio.err ||
+		{ die "scale fio: $(tail -n 2 /tmp/fio.err)"; return 1; }
+	iops=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(f"{d[\"read\"][\"iops\"]:.0f}")')
+	echo "$m $nch $nlun $iops $((mf0 - mf1)) $((sl1 - sl0)) $(scale_slots)" >>/out/scale.txt
+	tail -n 1 /out/scale.txt | sed 's/^/## scale: /'
+}
+
+# Command slots the target granted: per login, its request limit (the
+# smallest over its channels) times its channels.
+scale_slots() {
+	local h n=0 d
+	for h in $(srp_hosts); do
+		d=/sys/class/scsi_host/host$h
+		n=$((n + $(cat "$d/req_lim") * $(cat "$d/ch_count")))
+	done
+	echo "$n"
+}
+
+scale_rounds() {
+	local m c
+	: >/out/scale.txt
+	for m in ${BENCH_SCALE_MODULES:-ours distro}; do
+		for c in "1 1" "4 1" "16 1" "1 8" "16 8"; do
+			echo "## scale: $m channels/luns $c"
+			# shellcheck disable=SC2086
+			run_deadline 240 scale_one "$m" $c >/tmp/scale.log 2>&1 ||
+				{ echo "## scale: $m $c failed: $(grep -a FAIL /tmp/scale.log | tail -n 1)"
+				  echo "$m $c 0 0 0 0" >>/out/scale.txt; }
+			run_deadline 180 srpt_cleanup >/dev/null 2>&1 ||
+				{ echo "## scale: $m stuck"; return 1; }
+		done
+	done
+}
+
+# ---------------------------------------------------------------- profile
+# Counters per I/O on the whole guest (initiator + target: the initiator is
+# the same for both modules, so differences are the target's).
+PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -V | tail -n 1)
+[ -x "$PERF" ] || PERF=perf
+TR=/sys/kernel/tracing
+KPROBES="rxe_post_send rxe_post_recv rxe_post_srq_recv rxe_req_notify_cq rxe_poll_cq queue_work_on target_submit transport_generic_free_cmd __ib_process_cq"
+
+kprobes_on() {
+	local f
+	[ -d "$TR/events" ] || mount -t tracefs nodev "$TR" 2>/dev/null
+	echo >"$TR/kprobe_events"
+	for f in $KPROBES; do
+		echo "p:kp_$f $f" >>"$TR/kprobe_events" 2>/dev/null
+	done
+	echo 1 >"$TR/events/kprobes/enable" 2>/dev/null
+	echo 0 >"$TR/tracing_on"	# counted in kprobe_profile, not traced
+}
+
+PERF_EVENTS=cpu-clock,context-switches,cpu-migrations,sched:sched_switch,sched:sched_wakeup
+PERF_EVENTS+=,workqueue:workqueue_queue_work,workqueue:workqueue_execute_start
+PERF_EVENTS+=,kmem:kmalloc,kmem:kmem_cache_alloc,kmem:mm_page_alloc
+PERF_EVENTS+=,lock:contention_begin,irq:softirq_entry,irq:irq_handler_entry
+
+# Keep only the events this kernel has (perf stat refuses the whole list).
+perf_events_check() {
+	local e ok=
+	for e in ${PERF_EVENTS//,/ }; do
+		"$PERF" stat -a -e "$e" -- true >/dev/null 2>&1 && ok+=${ok:+,}$e
+	done
+	PERF_EVENTS=$ok
+	echo "## profile: perf $PERF events $PERF_EVENTS"
+}
+
+kprobe_hits() { awk '{ print $1, $2 }' "$TR/kprobe_profile" 2>/dev/null | sed 's/^kp_//'; }
+
+profile_one() {
+	local m=$1 j=$2 disk=$3 args h0 ios
+	args=$(job_args "$j")
+	h0=$(kprobe_hits)
+	# shellcheck disable=SC2086
+	"$PERF" stat -a -x, -o /tmp/perf-stat.txt -e "$PERF_EVENTS" \
+		-- fio --name="$j" --filename="$disk" --direct=1 --ioengine=libaio $args \
+		--time_based --runtime="$runtime" --randrepeat=0 --norandommap \
+		--output-format=json >/tmp/fio.json 2>/tmp/fio.err || return 1
+	ios=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(d["read"]["total_ios"] + d["write"]["total_ios"])')
+	{
+		echo "# $m $j ios $ios"
+		awk -F, -v n="$ios" '$1 ~ /^[0-9.]+$/ { printf "%s %s %.3f\n", "'"$m $j"'", $3, $1 / n }' /tmp/perf-stat.txt
+		join <(echo "$h0" | sort) <(kprobe_hits | sort) |
+			awk -v n="$ios" '{ printf "%s %s %.3f\n", "'"$m $j"'", $1, ($3 - $2) / n }'
+	} >>/out/profile.txt
+	"$PERF" record -F 999 -a -g -o /tmp/perf.data -- fio --name="$j" --filename="$disk" \
+		--direct=1 --ioengine=libaio $args --time_based --runtime="$runtime" \
+		--randrepeat=0 --norandommap >/dev/null 2>&1 &&
+		"$PERF" report -i /tmp/perf.data --stdio --no-children --sort sym \
+			--percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -n 60 \
+			>"/out/perf-$m-$j.txt"
+	rm -f /tmp/perf.data
+}
+
+profile_rounds() {
+	local m j disk
+	: >/out/profile.txt
+	srpt_deps
+	kprobes_on
+	perf_events_check
+	grep -h . "$TR/kprobe_events" | sed 's/^/## profile: kprobe /' 
+	for m in ${BENCH_PROFILE_MODULES:-ours distro}; do
+		: >/tmp/bench-disk
+		run_deadline 120 serve_and_login "$m" >/tmp/bench-disk 2>/tmp/bench-setup.log
+		disk=$(tail -n 1 /tmp/bench-disk)
+		[ -b "$disk" ] || { echo "## profile: $m setup failed"; cleanup "$m"; continue; }
+		for j in ${BENCH_PROFILE_JOBS:-randread-4k-qd32 randwrite-4k-qd32 randread-4k-qd1}; do
+			run_deadline $((2 * runtime + 90)) profile_one "$m" "$j" "$disk" ||
+				echo "## profile: $m $j failed: $(tail -n 2 /tmp/fio.err)"
+		done
+		run_deadline 120 cleanup "$m" >/dev/null 2>&1 || { echo "## profile: $m stuck"; break; }
+	done
+	sed 's/^/## profile: /' /out/profile.txt
+}
+
+# Round 1, then the profile and the scaling table, then the other rounds:
+# a run cut short still has something of every part.
+[ "${BENCH_MAIN:-1}" = 1 ] && main_rounds 1 1
+[ "${BENCH_PROFILE:-0}" = 1 ] && profile_rounds
+[ "${BENCH_SCALE:-0}" = 1 ] && scale_rounds
+[ "${BENCH_MAIN:-1}" = 1 ] && main_rounds 2 "$rounds"
+dmesg >/out/guest-dmesg.txt
+exit 0
