@@ -6,7 +6,7 @@
  * The devices here are fakes that only carry what these functions touch.
  */
 
-#define SRPT_TEST_GUID	"0002:c903:000a:bcde"
+#define SRPT_TEST_ADOPT_GUID	"0002:c903:000a:bcde"
 #define SRPT_TEST_GID	"0xfe800000000000000002c903000abcde"
 
 static struct srpt_device *srpt_test_sdev(struct kunit *test, const char *guid,
@@ -76,12 +76,12 @@ static unsigned int srpt_test_return(struct srpt_device *sdev)
 
 static void srpt_adopt_configured_name(struct kunit *test)
 {
-	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, true);
-	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, true);
+	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
 	struct srpt_port_id *id = &old->port[0].port_guid_id;
 	struct srpt_port *sport = &new->port[0];
 
-	srpt_test_name_slot(test, id, SRPT_TEST_GUID, true);
+	srpt_test_name_slot(test, id, SRPT_TEST_ADOPT_GUID, true);
 	old->port[0].port_attrib.srp_sq_size = 1234;
 
 	srpt_test_adopt(old, sport);
@@ -104,8 +104,8 @@ static void srpt_adopt_configured_name(struct kunit *test)
 
 static void srpt_adopt_disabled_tpg_stays_disabled(struct kunit *test)
 {
-	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, true);
-	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, true);
+	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
 	struct srpt_port *sport = &new->port[0];
 
 	srpt_test_name_slot(test, &old->port[0].port_gid_id, "ib.fe800000000000000002c903000abcde",
@@ -119,12 +119,12 @@ static void srpt_adopt_disabled_tpg_stays_disabled(struct kunit *test)
 
 static void srpt_adopt_needs_same_name(struct kunit *test)
 {
-	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, true);
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, true);
 	struct srpt_device *new = srpt_test_sdev(test, "0002:c903:000a:bcdf",
 						 "0xfe800000000000000002c903000abcdf", false);
 	struct srpt_port *sport = &new->port[0];
 
-	srpt_test_name_slot(test, &old->port[0].port_guid_id, SRPT_TEST_GUID, true);
+	srpt_test_name_slot(test, &old->port[0].port_guid_id, SRPT_TEST_ADOPT_GUID, true);
 	srpt_test_name_slot(test, &old->port[0].port_gid_id, SRPT_TEST_GID, true);
 	srpt_test_adopt(old, sport);
 	KUNIT_EXPECT_PTR_EQ(test, sport->guid_id, &sport->port_guid_id);
@@ -136,13 +136,13 @@ static void srpt_adopt_needs_same_name(struct kunit *test)
 
 static void srpt_adopt_not_from_live_or_unnamed(struct kunit *test)
 {
-	struct srpt_device *live = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
-	struct srpt_device *gone = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, true);
-	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *live = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *gone = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, true);
+	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
 	struct srpt_port *sport = &new->port[0];
 
 	/* A live device keeps its own name. */
-	srpt_test_name_slot(test, &live->port[0].port_guid_id, SRPT_TEST_GUID, true);
+	srpt_test_name_slot(test, &live->port[0].port_guid_id, SRPT_TEST_ADOPT_GUID, true);
 	srpt_test_adopt(live, sport);
 	KUNIT_EXPECT_PTR_EQ(test, sport->guid_id, &sport->port_guid_id);
 	KUNIT_EXPECT_PTR_EQ(test, live->port[0].port_guid_id.sport, &live->port[0]);
@@ -156,12 +156,12 @@ static void srpt_adopt_not_from_live_or_unnamed(struct kunit *test)
 
 static void srpt_adopt_only_once(struct kunit *test)
 {
-	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, true);
-	struct srpt_device *a = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
-	struct srpt_device *b = srpt_test_sdev(test, SRPT_TEST_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, true);
+	struct srpt_device *a = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
+	struct srpt_device *b = srpt_test_sdev(test, SRPT_TEST_ADOPT_GUID, SRPT_TEST_GID, false);
 	struct srpt_port_id *id = &old->port[0].port_guid_id;
 
-	srpt_test_name_slot(test, id, SRPT_TEST_GUID, true);
+	srpt_test_name_slot(test, id, SRPT_TEST_ADOPT_GUID, true);
 	srpt_test_adopt(old, &a->port[0]);
 	KUNIT_EXPECT_PTR_EQ(test, id->sport, &a->port[0]);
 	/* Served by @a already: @b must not steal it. */
