@@ -249,6 +249,8 @@ else
 	echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
 	verdict FAIL dmesg_clean "$(echo "$splat" | wc -l) kernel warning lines"
 fi
+# the four snapshots (name, active objects, object size) for the record
+cp "$S"/slab.* "${OUT:-/out}/" 2>/dev/null
 echo "## soak: took $(( $(date +%s) - t_start ))s"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
