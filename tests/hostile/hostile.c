@@ -2409,7 +2409,8 @@ static int case_sq_full_tmf_badcmd(void)
 			int rr = nreads % 6 ?
 				 send_read10(&c, 0x40000 + nreads, (nreads * 8) % 32768, 8,
 					     (nreads % 256) * 4096u) :
-				 send_read10(&c, 0x40000 + nreads, (nreads * 2048) % 30720, 2048, 0);
+				 send_read10(&c, 0x40000 + nreads, (nreads * 2048) % 30720,
+					     2048, 0);
 
 			if (rr) {
 				fail("could not post READ %d: %s", nreads, conn_state(&c));
@@ -2644,7 +2645,8 @@ static int case_cmd_huge_data_len(void)
 		conn_free(&c);
 		return 1;
 	}
-	r = huge_cmd(&c, 0xb001, true, 512u << 20, "WRITE(10) of 1 block, 512 MiB data-out descriptor");
+	r = huge_cmd(&c, 0xb001, true, 512u << 20,
+		     "WRITE(10) of 1 block, 512 MiB data-out descriptor");
 	if (!r)
 		r = huge_cmd(&c, 0xb002, false, 512u << 20,
 			     "READ(10) of 1 block, 512 MiB data-in descriptor");
@@ -2841,8 +2843,9 @@ static int case_qp_error_bad_rkey(void)
 		conn_close(&c);
 		return r;
 	}
-	info("target disconnected %.1f s after the WRITE%s; %d response(s) to it", (now_ms() - t0) / 1000.0,
-	     c.broken ? " (our QP erred too)" : "", count_rsp(&c, 0xc001));
+	info("target disconnected %.1f s after the WRITE%s; %d response(s) to it",
+	     (now_ms() - t0) / 1000.0, c.broken ? " (our QP erred too)" : "",
+	     count_rsp(&c, 0xc001));
 	/*
 	 * Answer the target's DREQ as an initiator does (rdma_disconnect()
 	 * after DISCONNECTED sends the DREP), so that its teardown does not
@@ -2923,8 +2926,10 @@ static const struct tcase cases[] = {
 	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read, "target survives" },
 	{ "disconnect_storm", case_disconnect_storm, "50 logins/drops, target survives" },
 	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
-	{ "credit_last_resend", case_credit_last_resend, "3000 cmds, each sent with the credit just returned: none lost" },
-	{ "sq_full_tmf_badcmd", case_sq_full_tmf_badcmd, "srp_sq_size 16, 1 MiB READs: TMFs, bad cmds still answered", sq_restore },
+	{ "credit_last_resend", case_credit_last_resend,
+	  "3000 cmds, each sent with the credit just returned: none lost" },
+	{ "sq_full_tmf_badcmd", case_sq_full_tmf_badcmd,
+	  "srp_sq_size 16, 1 MiB READs: TMFs, bad cmds still answered", sq_restore },
 	{ "cmd_huge_data_len", case_cmd_huge_data_len, "512 MiB descriptor -> CHECK CONDITION; 1 MiB works" },
 	{ "cred_rsp_flood", case_cred_rsp_flood, "400 SRP_CRED_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back, SRP_T_LOGOUT reason 3" },
