@@ -39,7 +39,7 @@ expect_eq "build ID of the loaded ib_srpt" "$(loaded_build_id)" "$(file_build_id
 grep -q O /sys/module/ib_srpt/taint || die "loaded ib_srpt is not out of tree"
 expect_eq "rdma_cm_port parameter (ours only)" \
 	"$(cat /sys/module/ib_srpt/parameters/rdma_cm_port)" "$RDMA_CM_PORT"
-dmesg | grep -q "RDMA/CM listener on .* port $RDMA_CM_PORT" || die "no RDMA/CM listener at load"
+dmesg | grep -q "RDMA/CM listener on .*port $RDMA_CM_PORT" || die "no RDMA/CM listener at load"
 
 dev=$(bs_null nb0 64)
 bs=$(lio_iblock nb0 "$dev")
