@@ -52,7 +52,8 @@ srpt_target_create
 srpt_lun 0 "$bs"
 srpt_acl_add
 srpt_enable
-srp_login
+# One channel, so that every command below travels on the traced login's QP.
+srp_login ch_count=1
 disk=$(srp_disk 0)
 
 # --- login and channel state ----------------------------------------------
