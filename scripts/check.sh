@@ -53,6 +53,7 @@ run_tier() { # name command...
 	summary+=("$(printf '%-10s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" $(( $(date +%s) - t0 )) "$rc")")
 }
 
+E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,srq
 for t in $TIERS; do
 	case "$t" in
 	lint) run_tier lint "$SRC/scripts/lint.sh" ;;
@@ -60,6 +61,12 @@ for t in $TIERS; do
 	e2e-siw)
 		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=siw \
 			E2E_ONLY="$SIW_SCENARIOS" "$SRC/scripts/e2e.sh"
+		;;
+	e2e-6.1)
+		# The data path against the older kernel's RDMA and LIO cores;
+		# install, configfs and tracing scenarios run on 6.12 only.
+		run_tier "$t" env KVER=6.1 MODULE=ours TRANSPORT=rxe \
+			E2E_ONLY="${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours TRANSPORT=rxe "$SRC/scripts/e2e.sh" ;;
 	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe \
