@@ -75,15 +75,19 @@ dkms)
 	tree=/usr/src/ib_srpt-$ver
 	rm -rf "$tree"
 	mkdir -p "$tree"
-	cp -r "$src"/{Makefile,Kconfig,ib_srpt.c,ib_srpt.h,ib_srpt_compat.h,kunit} "$tree/"
+	cp -r "$src"/{Makefile,Kconfig,ib_srpt.c,ib_srpt.h,ib_srpt_compat.h,ib_srpt_trace.h,kunit} "$tree/"
 	sed "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf" >"$tree/dkms.conf"
 	dkms status -m ib_srpt -v "$ver" 2>/dev/null | grep -q . && dkms remove -m ib_srpt -v "$ver" --all >&2 || true
 	dkms add -m ib_srpt -v "$ver" >&2
-	if [ -n "${KVER:-}" ]; then
+	# KVER: a release with headers, or a series (6.1, 6.12) for all of its
+	# releases with headers; unset: every kernel with headers.
+	mapfile -t kernels < <(ls -d /lib/modules/*/build 2>/dev/null | cut -d/ -f4)
+	if [ -n "${KVER:-}" ] && [ -d "/lib/modules/$KVER/build" ]; then
 		kernels=("$KVER")
-	else
-		mapfile -t kernels < <(ls -d /lib/modules/*/build 2>/dev/null | cut -d/ -f4)
+	elif [ -n "${KVER:-}" ]; then
+		mapfile -t kernels < <(printf '%s\n' "${kernels[@]}" | grep -E "^${KVER//./\\.}[.-]")
 	fi
+	[ ${#kernels[@]} -gt 0 ] || { say "no kernel headers${KVER:+ for $KVER} under /lib/modules"; exit 1; }
 	for k in "${kernels[@]}"; do
 		dkms build -m ib_srpt -v "$ver" -k "$k" >&2
 		dkms install -m ib_srpt -v "$ver" -k "$k" --force >&2

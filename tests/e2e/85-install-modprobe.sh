@@ -64,7 +64,7 @@ grep -qw '^ib_srpt' /proc/modules && die "modprobe -r left ib_srpt loaded"
 command -v dkms >/dev/null || die "dkms is not installed (scripts/deps.sh dkms)"
 rm -f "$upd"
 depmod -a "$rel"
-make -C "$REPO" --no-print-directory dkms >/tmp/dkms.log 2>&1 || { tail -n 30 /tmp/dkms.log >&2; die "make dkms"; }
+make -C "$REPO" --no-print-directory dkms KVER= >/tmp/dkms.log 2>&1 || { tail -n 30 /tmp/dkms.log >&2; die "make dkms"; }
 tail -n 8 /tmp/dkms.log >&2
 n=0
 for k in $(ls -d /lib/modules/*/build | cut -d/ -f4); do
