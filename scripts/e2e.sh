@@ -78,7 +78,7 @@ start=$(date +%s)
 "$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
-	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}"
+	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}"
 vmrc=$?
 secs=$(( $(date +%s) - start ))
 
