@@ -418,7 +418,10 @@ profile_one() {
 	{
 		echo "# $m $j ios $ios"
 		awk -F, -v n="$ios" '$1 ~ /^[0-9.]+$/ { printf "%s %s %.3f\n", "'"$m $j"'", $3, $1 / n }' /tmp/perf-stat.txt
-		join <(echo "$h0" | sort) <(kprobe_hits | sort) |
+		# Temporary files: the guest has no /dev/fd for <(...).
+		echo "$h0" | sort >/tmp/kp0.txt
+		kprobe_hits | sort >/tmp/kp1.txt
+		join /tmp/kp0.txt /tmp/kp1.txt |
 			awk -v n="$ios" '{ printf "%s %s %.3f\n", "'"$m $j"'", $1, ($3 - $2) / n }'
 	} >>/out/profile.txt
 	"$PERF" record -F 999 -a -g -o /tmp/perf.data -- fio --name="$j" --filename="$disk" \
