@@ -979,14 +979,13 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
 static enum srpt_command_state
 srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
 {
-	enum srpt_command_state previous;
-	unsigned long flags;
+	enum srpt_command_state previous = READ_ONCE(ioctx->state);
 
-	spin_lock_irqsave(&ioctx->state_lock, flags);
-	previous = ioctx->state;
-	if (previous != SRPT_STATE_DONE)
-		ioctx->state = new;
-	spin_unlock_irqrestore(&ioctx->state_lock, flags);
+	/* Lockless: two to four transitions per command, from any context. */
+	do {
+		if (previous == SRPT_STATE_DONE)
+			break;
+	} while (!try_cmpxchg(&ioctx->state, &previous, new));
 	return previous;
 }
 
@@ -1002,17 +1001,8 @@ static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 					enum srpt_command_state old,
 					enum srpt_command_state new)
 {
-	unsigned long flags;
-	bool done = false;
-
 	WARN_ON_ONCE(old == SRPT_STATE_DONE);
-	spin_lock_irqsave(&ioctx->state_lock, flags);
-	if (ioctx->state == old) {
-		ioctx->state = new;
-		done = true;
-	}
-	spin_unlock_irqrestore(&ioctx->state_lock, flags);
-	return done;
+	return try_cmpxchg(&ioctx->state, &old, new);
 }
 
 /**
@@ -1577,39 +1567,6 @@ static bool srpt_sq_take(struct srpt_rdma_ch *ch, u32 n)
 }
 
 /**
- * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
- * @ch: channel.
- * @ioctx: command, with @ioctx->n_rdma set by srpt_alloc_rw_ctxs().
- *
- * Transfers start in arrival order: while others wait, a new one queues
- * behind them even if it would fit, so a large transfer cannot starve.
- * Returning "queue full" to the target core instead would make it retry
- * at once, in a loop, and only for the commands it owns.
- *
- * Return: an &enum srpt_sq_verdict.
- */
-static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
-					    struct srpt_send_ioctx *ioctx)
-{
-	enum srpt_sq_verdict v = SRPT_SQ_RESERVED;
-	unsigned long flags;
-
-	if (ioctx->n_rdma > ch->sq_rdma_wrs)
-		return SRPT_SQ_TOO_BIG;
-	/*
-	 * Checked and queued under the lock srpt_sq_pop_ready() takes after
-	 * returning space, so a waiter is never missed.
-	 */
-	spin_lock_irqsave(&ch->spinlock, flags);
-	if (!list_empty(&ch->sq_wait_list) || !srpt_sq_take(ch, ioctx->n_rdma)) {
-		list_add_tail(&ioctx->sq_wait, &ch->sq_wait_list);
-		v = SRPT_SQ_WAITING;
-	}
-	spin_unlock_irqrestore(&ch->spinlock, flags);
-	return v;
-}
-
-/**
  * srpt_sq_pop_ready() - take the first waiting command if its transfer fits.
  * @ch: channel.
  *
@@ -1645,8 +1602,49 @@ static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 
 	if (n)
 		atomic_add(n, &ch->sq_wr_avail);
+	/* No lock when nobody waits: pairs with srpt_sq_reserve(). */
+	smp_mb__after_atomic();
+	if (list_empty_careful(&ch->sq_wait_list))
+		return;
 	while ((ioctx = srpt_sq_pop_ready(ch)))
 		srpt_xfer_resume(ioctx);
+}
+
+/**
+ * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
+ * @ch: channel.
+ * @ioctx: command, with @ioctx->n_rdma set by srpt_alloc_rw_ctxs().
+ *
+ * Transfers start in arrival order: while others wait, a new one queues
+ * behind them even if it would fit, so a large transfer cannot starve.
+ * Returning "queue full" to the target core instead would make it retry
+ * at once, in a loop, and only for the commands it owns.
+ *
+ * Return: an &enum srpt_sq_verdict.
+ */
+static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
+					    struct srpt_send_ioctx *ioctx)
+{
+	unsigned long flags;
+
+	if (ioctx->n_rdma > ch->sq_rdma_wrs)
+		return SRPT_SQ_TOO_BIG;
+	spin_lock_irqsave(&ch->spinlock, flags);
+	if (list_empty(&ch->sq_wait_list) && srpt_sq_take(ch, ioctx->n_rdma)) {
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		return SRPT_SQ_RESERVED;
+	}
+	list_add_tail(&ioctx->sq_wait, &ch->sq_wait_list);
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	/*
+	 * srpt_sq_release() looks at the wait list without the lock: pairs
+	 * with its barrier, so space returned after our failed take is seen
+	 * here or our entry there. This may post @ioctx before returning.
+	 */
+	smp_mb();
+	if (atomic_read(&ch->sq_wr_avail) > 0)
+		srpt_sq_release(ch, 0);
+	return SRPT_SQ_WAITING;
 }
 
 /**
@@ -2425,7 +2423,7 @@ static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	list_add(&recv->wait_list, &ch->cmd_wait_list);
-	ch->processing_wait_list = true;
+	WRITE_ONCE(ch->processing_wait_list, true);
 	retry = !list_empty(&ch->free_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (retry)
@@ -2476,14 +2474,21 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	srpt_stat_max(&ch->stats.rq_hwm, ch->rq_size - atomic_read(&ch->req_lim));
 
-	spin_lock_irqsave(&ch->spinlock, flags);
-	state = ch->state;
-	if (state == CH_CONNECTING || ch->processing_wait_list) {
-		list_add_tail(&recv->wait_list, &ch->cmd_wait_list);
+	/*
+	 * Fast path without the lock: only this completion context and the
+	 * RTU (which sets the flag before the state) make the wait list busy.
+	 */
+	state = smp_load_acquire(&ch->state);
+	if (state != CH_LIVE || READ_ONCE(ch->processing_wait_list)) {
+		spin_lock_irqsave(&ch->spinlock, flags);
+		state = ch->state;
+		if (state == CH_CONNECTING || ch->processing_wait_list) {
+			list_add_tail(&recv->wait_list, &ch->cmd_wait_list);
+			spin_unlock_irqrestore(&ch->spinlock, flags);
+			return;
+		}
 		spin_unlock_irqrestore(&ch->spinlock, flags);
-		return;
 	}
-	spin_unlock_irqrestore(&ch->spinlock, flags);
 
 	if (likely(state == CH_LIVE)) {
 		if (unlikely(!srpt_handle_new_iu(ch, recv)))
@@ -2510,7 +2515,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		if (list_empty(&ch->cmd_wait_list) || ch->state != CH_LIVE) {
-			ch->processing_wait_list = false;
+			WRITE_ONCE(ch->processing_wait_list, false);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
 		}
@@ -2654,10 +2659,16 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 			atomic64_inc(&ch->stats.failed);
 		trace_srpt_cmd_done(ioctx);
 	}
-	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma, len,
-				      DMA_TO_DEVICE);
-
-	sge.addr = ioctx->ioctx.dma;
+	send_wr.send_flags = IB_SEND_SIGNALED;
+	if (len <= ch->max_inline) {
+		/* Copied at post time, from the CPU's view of the buffer. */
+		sge.addr = (uintptr_t)ioctx->ioctx.buf;
+		send_wr.send_flags |= IB_SEND_INLINE;
+	} else {
+		ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
+					      len, DMA_TO_DEVICE);
+		sge.addr = ioctx->ioctx.dma;
+	}
 	sge.length = len;
 	sge.lkey = sdev->lkey;
 	ioctx->ioctx.cqe.done = srpt_send_done;
@@ -2665,7 +2676,6 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	send_wr.sg_list = &sge;
 	send_wr.num_sge = 1;
 	send_wr.opcode = IB_WR_SEND;
-	send_wr.send_flags = IB_SEND_SIGNALED;
 
 	srpt_release_recv(ioctx);
 	if (ioctx->n_rw_ctx)
@@ -3155,7 +3165,6 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		struct srpt_send_ioctx *ioctx = ch->ioctx_ring[i];
 
 		ioctx->ch = ch;
-		spin_lock_init(&ioctx->state_lock);
 		ioctx->state = SRPT_STATE_DONE;
 		list_add_tail(&ioctx->free_list, &ch->free_list);
 	}
@@ -3219,6 +3228,31 @@ static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 }
 
 /**
+ * srpt_create_qp() - create a channel's QP through the CM it logged in with.
+ * @ch: channel.
+ * @qp_init: attributes; the caps are updated to what the HCA granted.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_create_qp(struct srpt_rdma_ch *ch,
+			  struct ib_qp_init_attr *qp_init)
+{
+	struct ib_pd *pd = ch->sport->sdev->pd;
+	int ret;
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_create_qp(ch->rdma_cm.cm_id, pd, qp_init);
+		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
+		return ret;
+	}
+	ch->qp = ib_create_qp(pd, qp_init);
+	ret = PTR_ERR_OR_ZERO(ch->qp);
+	if (ret)
+		ch->qp = NULL;
+	return ret;
+}
+
+/**
  * srpt_create_cq_qp() - create the CQ and QP of a channel for given sizes.
  * @ch: channel.
  * @rsp_wrs: send queue slots for responses and the drain write.
@@ -3265,14 +3299,14 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		qp_init.cap.max_recv_sge = 1;
 	}
 
-	if (ch->using_rdma_cm) {
-		ret = rdma_create_qp(ch->rdma_cm.cm_id, sdev->pd, &qp_init);
-		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
-	} else {
-		ch->qp = ib_create_qp(sdev->pd, &qp_init);
-		ret = PTR_ERR_OR_ZERO(ch->qp);
-		if (ret)
-			ch->qp = NULL;
+	qp_init.cap.max_inline_data = min_t(u32, ch->max_rsp_size, SRPT_RSP_INLINE);
+	ret = srpt_create_qp(ch, &qp_init);
+	if (ret && qp_init.cap.max_inline_data) {
+		/* Some HCAs have no inline data: responses then use the lkey. */
+		qp_init.cap.max_inline_data = 0;
+		qp_init.cap.max_send_wr = rsp_wrs;
+		qp_init.cap.max_recv_wr = ch->use_srq ? 0 : ch->rq_size;
+		ret = srpt_create_qp(ch, &qp_init);
 	}
 	if (!ret && qp_init.cap.max_send_wr <= rsp_wrs) {
 		/* The device capped the send queue below what responses need. */
@@ -3286,6 +3320,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	}
 	snprintf(ch->log_name, sizeof(ch->log_name), "%s/qp %u", ch->sess_name,
 		 ch->qp->qp_num);
+	ch->max_inline = qp_init.cap.max_inline_data;
 	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
 	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
 	return 0;
@@ -4453,8 +4488,9 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	if (ch->state == CH_CONNECTING) {
-		ch->state = CH_LIVE;
-		ch->processing_wait_list = true;
+		/* Flag first: srpt_recv_done() reads them without the lock. */
+		WRITE_ONCE(ch->processing_wait_list, true);
+		smp_store_release(&ch->state, CH_LIVE);
 		live = true;
 	}
 	spin_unlock_irqrestore(&ch->spinlock, flags);

@@ -203,6 +203,12 @@ enum {
 	SRPT_MAX_RDMA_SIZE_MAX	= 1 << 30,
 	SRPT_DEF_SG_PER_WQE	= 16,
 	/*
+	 * Responses up to this size are copied into the send queue entry
+	 * (IB_SEND_INLINE): a GOOD status or a fixed-format sense fits, and
+	 * the HCA then needs no memory access for them.
+	 */
+	SRPT_RSP_INLINE		= 128,
+	/*
 	 * RDMA work requests beyond the page count of the largest transfer
 	 * that the send queue keeps room for: remote buffers split the data
 	 * and each starts a work request of its own.
@@ -318,8 +324,8 @@ struct srpt_rw_ctx {
  * @rdma_cqe: completion entry for the RDMA READs.
  * @imm_sg: scatterlist over immediate data.
  * @free_list: on &srpt_rdma_ch.free_list while unused.
- * @state_lock: protects @state.
- * @state: an &enum srpt_command_state.
+ * @state: an &enum srpt_command_state; changed only with cmpxchg
+ *	   (srpt_set_cmd_state()) once the command is in flight.
  * @cmd: LIO command.
  * @n_rdma: work requests the RDMA transfer consumes on the send queue.
  * @tag: initiator tag, echoed in the response.
@@ -350,7 +356,6 @@ struct srpt_send_ioctx {
 	struct ib_cqe		rdma_cqe;
 	struct scatterlist	imm_sg;
 	struct list_head	free_list;
-	spinlock_t		state_lock;	/* protects @state */
 	enum srpt_command_state	state;
 	struct se_cmd		cmd;
 	u32			n_rdma;
@@ -428,6 +433,8 @@ enum rdma_ch_state {
  * @rcu: for kfree_rcu.
  * @kref: lifetime; see the top of this file.
  * @rq_size: receive queue size (= credits granted over the channel's life).
+ * @max_inline: largest response sent inline, 0 if the QP has no inline
+ *		data.
  * @max_rsp_size: largest SRP_RSP the target sends.
  * @sq_wr_avail: send queue work requests for RDMA transfers not in use.
  *		 Each send context also owns one response slot of the send
@@ -497,6 +504,7 @@ struct srpt_rdma_ch {
 	struct kref		kref;
 	int			rq_size;
 	u32			max_rsp_size;
+	u32			max_inline;
 	atomic_t		sq_wr_avail;
 	struct srpt_port	*sport;
 	int			max_ti_iu_len;

@@ -35,7 +35,6 @@ static int srpt_rsp_init(struct kunit *test)
 	atomic_set(&f->ch->req_lim_delta, 0);
 	f->ioctx->ioctx.buf = f->buf;
 	f->ioctx->ch = f->ch;
-	spin_lock_init(&f->ioctx->state_lock);
 	f->ioctx->state = SRPT_STATE_NEW;
 	f->ioctx->cmd.sense_buffer = f->ioctx->sense_data;
 	f->ioctx->cmd.data_direction = DMA_NONE;

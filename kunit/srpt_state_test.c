@@ -10,7 +10,6 @@ static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
 	struct srpt_send_ioctx *ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, ioctx);
-	spin_lock_init(&ioctx->state_lock);
 	ioctx->state = state;
 	return ioctx;
 }
