@@ -10,6 +10,22 @@
  * handed to the target core; data moves with the rdma_rw API: RDMA READs
  * fetch data-out buffers before execution, RDMA WRITEs carrying data-in are
  * chained in front of the SRP_RSP send.
+ *
+ * Map. Callees come before their callers, so the file needs almost no
+ * forward declarations; a command's data flow reads from the middle down:
+ *   module parameters; channel and device references; async events
+ *   Device Management MADs (srpt_mad_recv_handler)
+ *   I/O context rings, command state, receive posting, QP state changes
+ *   descriptor parsing (srpt_get_desc_tbl), RDMA contexts and the send
+ *   queue budget (srpt_sq_reserve), credits, building responses
+ *   receive: srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd
+ *   data and response: srpt_write_pending -> srpt_rdma_read_done;
+ *   srpt_queue_response -> srpt_post_response -> srpt_send_done
+ *   channel resources, teardown (srpt_close_ch, release work), logout
+ *   and credit requests, ACL matching and sessions
+ *   login: srpt_cm_req_recv (IB CM) and srpt_rdma_cm_req_recv (RDMA/CM)
+ *   -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch; RDMA/CM listeners
+ *   SRQ; device and port add/remove (srpt_add_one); configfs; module init
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
