@@ -43,6 +43,9 @@
 #include <linux/overflow.h>
 #include <linux/ratelimit.h>
 #include <linux/configfs.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <rdma/ib.h>
 #include <rdma/ib_cache.h>
 #include <scsi/scsi_proto.h>
@@ -156,10 +159,19 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
+/*
+ * Guards every namespace's RDMA/CM listeners (struct srpt_net) and
+ * srpt_init_net_port.
+ */
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
-/* The RDMA/CM listeners: IPv6 only and IPv4; see srpt_rdma_cm_listen(). */
-static struct rdma_cm_id *srpt_rdma_cm_ids[2];
-static u16 srpt_rdma_cm_port;
+/* net_generic() slot of struct srpt_net; see srpt_net_ops. */
+static unsigned int srpt_net_id;
+/*
+ * The initial namespace's port, kept outside of its struct srpt_net so the
+ * module parameter can be read while the pernet data does not exist yet
+ * (during load) or any more (during unload).
+ */
+static u16 srpt_init_net_port;
 static u16 srpt_rdma_cm_port_param;
 
 /**
@@ -182,18 +194,20 @@ static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 }
 
 /**
- * srpt_get_rdma_cm_port() - show the port the RDMA/CM listener uses now.
+ * srpt_get_rdma_cm_port() - show the initial namespace's RDMA/CM port.
  * @buffer: output.
  * @kp: parameter description, unused.
  *
  * Reads the live value, which discovery_auth/rdma_cm_port may have changed
- * since the module was loaded.
+ * since the module was loaded. The parameter is about the initial network
+ * namespace only, the one the in-kernel driver listens in; other
+ * namespaces' ports show in discovery_auth/rdma_cm_port read from there.
  *
  * Return: number of bytes written.
  */
 static int srpt_get_rdma_cm_port(char *buffer, const struct kernel_param *kp)
 {
-	return sprintf(buffer, "%u\n", READ_ONCE(srpt_rdma_cm_port));
+	return sprintf(buffer, "%u\n", READ_ONCE(srpt_init_net_port));
 }
 
 static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
@@ -202,7 +216,7 @@ static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
 };
 module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &srpt_rdma_cm_port_param, 0444);
 MODULE_PARM_DESC(rdma_cm_port,
-		 "RDMA/CM listener port for RoCE and iWARP logins (0: none, default); discovery_auth/rdma_cm_port changes it later.");
+		 "RDMA/CM listener port for RoCE and iWARP logins in the initial network namespace (0: none, default); discovery_auth/rdma_cm_port changes it later.");
 
 static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
@@ -4629,6 +4643,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 
 /**
  * srpt_rdma_cm_listen_on() - create one RDMA/CM listener.
+ * @net: network namespace to listen in.
  * @addr: wildcard address with the port to listen on.
  *
  * An IPv6 listener is made IPv6-only: over iWARP the device listens with a
@@ -4636,14 +4651,20 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
  * v4-mapped IPv6 address that the RDMA/CM cannot map to a device, so the
  * request is dropped before the target sees it. IPv4 gets its own listener.
  *
+ * rdma_create_id() takes a reference on @net that the ID holds until
+ * rdma_destroy_id(), as does every ID the RDMA/CM derives from it for a
+ * connection request: a namespace with a listener or a channel that came
+ * through one stays alive until they are gone.
+ *
  * Return: the listening RDMA/CM ID or an ERR_PTR().
  */
-static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct sockaddr *addr)
+static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
+						 struct sockaddr *addr)
 {
 	struct rdma_cm_id *id;
 	int ret = 0;
 
-	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+	id = rdma_create_id(net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
@@ -4661,17 +4682,48 @@ static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct sockaddr *addr)
 }
 
 /**
- * srpt_rdma_cm_listen() - (re)create the RDMA/CM listeners.
+ * srpt_rdma_cm_unlisten() - remove the RDMA/CM listeners of a namespace.
+ * @net: the network namespace.
+ * @sn: its listener state.
+ *
+ * Channels that logged in through the listeners keep their own RDMA/CM IDs
+ * and stay up.
+ */
+static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
+{
+	int i;
+
+	lockdep_assert_held(&srpt_rdma_cm_mutex);
+
+	for (i = 0; i < ARRAY_SIZE(sn->cm_ids); i++) {
+		if (sn->cm_ids[i])
+			rdma_destroy_id(sn->cm_ids[i]);
+		sn->cm_ids[i] = NULL;
+	}
+	if (sn->port)
+		pr_info("RDMA/CM listener on port %u removed (netns net:[%u])\n",
+			sn->port, net->ns.inum);
+	WRITE_ONCE(sn->port, 0);
+	if (net_eq(net, &init_net))
+		WRITE_ONCE(srpt_init_net_port, 0);
+}
+
+/**
+ * srpt_rdma_cm_listen() - (re)create the RDMA/CM listeners of a namespace.
+ * @net: network namespace to listen in.
  * @port: TCP port space port; 0 removes the listeners.
  *
- * Listens on the IPv6 and on the IPv4 wildcard address with one RDMA/CM ID
- * each (see srpt_rdma_cm_listen_on()); one of the two is enough, e.g. where
- * IPv6 is unavailable.
+ * Listens on the IPv6 and on the IPv4 wildcard address of @net with one
+ * RDMA/CM ID each (see srpt_rdma_cm_listen_on()); one of the two is enough,
+ * e.g. where IPv6 is unavailable. The listeners of other namespaces are
+ * not touched. The message names the namespace by its inode number, as
+ * readlink /proc/<pid>/ns/net shows it.
  *
- * Return: 0 or a negative errno; on error no listener exists.
+ * Return: 0 or a negative errno; on error @net has no listener.
  */
-static int srpt_rdma_cm_listen(u16 port)
+static int srpt_rdma_cm_listen(struct net *net, u16 port)
 {
+	struct srpt_net *sn = net_generic(net, srpt_net_id);
 	struct sockaddr_in6 a6 = {
 		.sin6_family = AF_INET6,
 		.sin6_port = cpu_to_be16(port),
@@ -4682,48 +4734,69 @@ static int srpt_rdma_cm_listen(u16 port)
 		.sin_port = cpu_to_be16(port),
 		.sin_addr.s_addr = htonl(INADDR_ANY),
 	};
-	struct sockaddr *addrs[ARRAY_SIZE(srpt_rdma_cm_ids)] = {
+	struct sockaddr *addrs[ARRAY_SIZE(sn->cm_ids)] = {
 		(struct sockaddr *)&a6, (struct sockaddr *)&a4
 	};
 	struct rdma_cm_id *id;
 	int i, ret = 0;
 
 	mutex_lock(&srpt_rdma_cm_mutex);
-	if (port == srpt_rdma_cm_port)
+	if (port == sn->port)
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(srpt_rdma_cm_ids); i++) {
-		if (srpt_rdma_cm_ids[i])
-			rdma_destroy_id(srpt_rdma_cm_ids[i]);
-		srpt_rdma_cm_ids[i] = NULL;
-	}
-	if (srpt_rdma_cm_port)
-		pr_info("RDMA/CM listener removed\n");
-	srpt_rdma_cm_port = 0;
+	srpt_rdma_cm_unlisten(net, sn);
 	if (!port)
 		goto out;
 
-	for (i = 0; i < ARRAY_SIZE(srpt_rdma_cm_ids); i++) {
-		id = srpt_rdma_cm_listen_on(addrs[i]);
+	for (i = 0; i < ARRAY_SIZE(sn->cm_ids); i++) {
+		id = srpt_rdma_cm_listen_on(net, addrs[i]);
 		if (IS_ERR(id)) {
 			ret = PTR_ERR(id);
 			continue;
 		}
-		srpt_rdma_cm_ids[i] = id;
+		sn->cm_ids[i] = id;
 	}
-	if (srpt_rdma_cm_ids[0] || srpt_rdma_cm_ids[1]) {
-		srpt_rdma_cm_port = port;
-		pr_info("RDMA/CM listener on port %u (%s%s%s)\n", port,
-			srpt_rdma_cm_ids[0] ? "IPv6" : "",
-			srpt_rdma_cm_ids[0] && srpt_rdma_cm_ids[1] ? ", " : "",
-			srpt_rdma_cm_ids[1] ? "IPv4" : "");
+	if (sn->cm_ids[0] || sn->cm_ids[1]) {
+		WRITE_ONCE(sn->port, port);
+		if (net_eq(net, &init_net))
+			WRITE_ONCE(srpt_init_net_port, port);
+		pr_info("RDMA/CM listener on port %u (%s%s%s) in netns net:[%u]\n",
+			port, sn->cm_ids[0] ? "IPv6" : "",
+			sn->cm_ids[0] && sn->cm_ids[1] ? ", " : "",
+			sn->cm_ids[1] ? "IPv4" : "", net->ns.inum);
 		ret = 0;
 		goto out;
 	}
-	pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
+	pr_err("RDMA/CM listener on port %u in netns net:[%u] failed: %d\n",
+	       port, net->ns.inum, ret);
 out:
 	mutex_unlock(&srpt_rdma_cm_mutex);
 	return ret;
 }
+
+/**
+ * srpt_net_exit() - close the RDMA/CM listeners of a namespace that goes.
+ * @net: the network namespace.
+ *
+ * Called for every namespace by unregister_pernet_subsys() at module
+ * unload, and for a namespace being dismantled. The latter never finds a
+ * listener (its RDMA/CM IDs hold a reference on the namespace, see
+ * srpt_rdma_cm_listen_on()); closing them anyway keeps this correct should
+ * the RDMA/CM stop pinning namespaces.
+ */
+static void srpt_net_exit(struct net *net)
+{
+	srpt_rdma_cm_listen(net, 0);
+}
+
+/*
+ * Per-namespace listener state, zeroed by the core for each namespace
+ * (port 0: no listener), so no .init is needed.
+ */
+static struct pernet_operations srpt_net_ops = {
+	.exit	= srpt_net_exit,
+	.id	= &srpt_net_id,
+	.size	= sizeof(struct srpt_net),
+};
 
 /**
  * srpt_cm_handler() - IB CM callback.
@@ -6055,11 +6128,16 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
  * @item: the fabric's discovery_auth configfs group, unused.
  * @page: output buffer.
  *
+ * Configfs is not namespaced; the port shown is the one of the reader's
+ * network namespace (0: none there).
+ *
  * Return: number of bytes written to @page.
  */
 static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%u\n", READ_ONCE(srpt_rdma_cm_port));
+	struct srpt_net *sn = net_generic(current->nsproxy->net_ns, srpt_net_id);
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(sn->port));
 }
 
 /**
@@ -6067,6 +6145,10 @@ static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
  * @item: the fabric's discovery_auth configfs group, unused.
  * @page: TCP-style port number; 0 removes the listener.
  * @count: length of @page.
+ *
+ * Acts on the listener of the writer's network namespace, so that a
+ * container that owns an RDMA netdev can serve SRP through it; the other
+ * namespaces' listeners stay as they are.
  *
  * Return: @count on success, -EINVAL for a value that is not a port number
  * or the error of srpt_rdma_cm_listen().
@@ -6080,7 +6162,7 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 	if (kstrtou16(page, 0, &port))
 		return -EINVAL;
 
-	ret = srpt_rdma_cm_listen(port);
+	ret = srpt_rdma_cm_listen(current->nsproxy->net_ns, port);
 	return ret ? ret : count;
 }
 
@@ -6275,8 +6357,9 @@ static const struct target_core_fabric_ops srpt_template = {
 /**
  * srpt_init_module() - kernel module initialization.
  *
- * Checks the module parameters, then registers the LIO fabric and the
- * ib_client (which adds every present HCA).
+ * Checks the module parameters, then registers the per network namespace
+ * listener state, the LIO fabric and the ib_client (which adds every
+ * present HCA), and listens in the initial namespace if rdma_cm_port asks.
  *
  * Return: 0 or a negative errno.
  */
@@ -6301,9 +6384,15 @@ static int __init srpt_init_module(void)
 		return -EINVAL;
 	}
 
+	ret = register_pernet_subsys(&srpt_net_ops);
+	if (ret)
+		return ret;
+
 	srpt_wq = alloc_workqueue("srpt", WQ_MEM_RECLAIM, 0);
-	if (!srpt_wq)
-		return -ENOMEM;
+	if (!srpt_wq) {
+		ret = -ENOMEM;
+		goto err_pernet;
+	}
 
 	ret = target_register_template(&srpt_template);
 	if (ret)
@@ -6315,8 +6404,9 @@ static int __init srpt_init_module(void)
 		goto err_template;
 	}
 
+	/* The parameter is the in-kernel driver's one listener: init_net's. */
 	if (srpt_rdma_cm_port_param) {
-		ret = srpt_rdma_cm_listen(srpt_rdma_cm_port_param);
+		ret = srpt_rdma_cm_listen(&init_net, srpt_rdma_cm_port_param);
 		if (ret) {
 			pr_err("rdma_cm_port=%u: cannot listen on that port: %d\n",
 			       srpt_rdma_cm_port_param, ret);
@@ -6331,6 +6421,8 @@ err_template:
 	target_unregister_template(&srpt_template);
 err_wq:
 	destroy_workqueue(srpt_wq);
+err_pernet:
+	unregister_pernet_subsys(&srpt_net_ops);
 	return ret;
 }
 
@@ -6338,12 +6430,12 @@ err_wq:
  * srpt_cleanup_module() - kernel module unload.
  *
  * LIO keeps the module pinned while configfs objects exist, so by now every
- * target port is gone; the listener goes first so no login races the
- * removal of the devices.
+ * target port is gone; the listeners of all network namespaces go first
+ * (srpt_net_exit()) so no login races the removal of the devices.
  */
 static void __exit srpt_cleanup_module(void)
 {
-	srpt_rdma_cm_listen(0);
+	unregister_pernet_subsys(&srpt_net_ops);
 	ib_unregister_client(&srpt_client);
 	target_unregister_template(&srpt_template);
 	destroy_workqueue(srpt_wq);

@@ -716,4 +716,17 @@ struct srpt_device {
 	struct srpt_port	port[];
 };
 
+/**
+ * struct srpt_net - RDMA/CM listeners of one network namespace.
+ * @cm_ids: the IPv6-only and the IPv4 wildcard listener, NULL if absent.
+ * @port: their port; 0 when the namespace has no listener.
+ *
+ * One per namespace (net_generic()), guarded by srpt_rdma_cm_mutex; @port
+ * is read without it.
+ */
+struct srpt_net {
+	struct rdma_cm_id	*cm_ids[2];
+	u16			port;
+};
+
 #endif /* IB_SRPT_H */

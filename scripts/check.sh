@@ -4,7 +4,8 @@
 # What CI runs (make check): every test tier against our module.
 #   1. lint: W=1 + sparse for 6.1 and 6.12, kernel-doc, checkpatch --strict
 #   2. KUnit suites under User Mode Linux (6.12 tree)
-#   3. end-to-end scenarios in a QEMU guest, KVER=6.12 and KVER=6.1 over
+#   3. end-to-end scenarios in a QEMU guest, KVER=6.12 (all of tests/e2e/,
+#      88-netns over soft-iWARP in a network namespace) and KVER=6.1 over
 #      soft-RoCE; login, fio verify and logout over soft-iWARP (e2e-siw)
 #   4. hostile initiators and faults, KVER=6.12
 # Each tier prints its own "N passed, N failed"; the totals close the run.

@@ -66,6 +66,17 @@ elif [ "$MODULE" = ours ]; then
 	fi
 fi
 
+# 88-netns runs soft-iWARP whatever TRANSPORT is: rdma_rxe of 6.1 and 6.12
+# sends and receives in the initial network namespace only. Debian's
+# kernels have no siw.ko; build it (cached) for the guest, as TRANSPORT=siw
+# does in vm.sh. Without it the scenario fails saying so.
+if [[ " ${scenarios[*]} " == *" 88-netns "* ]] && [ -z "${SIW_KO:-}" ] &&
+	[ "$TRANSPORT" != siw ]; then
+	SIW_KO=$(CACHE=$CACHE "$REPO/scripts/siw.sh" "$KVER" 2>"$out/siw-build.log") ||
+		{ echo "e2e: cannot build siw.ko for $KVER (see $out/siw-build.log)"; SIW_KO=; }
+	export SIW_KO
+fi
+
 # Guest budget: sum of scenario timeouts plus boot and slack.
 # (A scenario that times out also spends up to 150 s in cleanup.)
 budget=180

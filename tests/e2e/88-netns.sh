@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# RDMA/CM listener in a network namespace other than the initial one. A veth
+# pair joins the namespace (n1, 10.91.0.1) to the initial one (n0,
+# 10.91.0.2), with a soft-iWARP device on each end: rdma_rxe of 6.1 and
+# 6.12 works in the initial namespace only, siw uses the kernel's TCP of
+# the namespace that listens or connects. Checks: rdma_cm_port written
+# inside the namespace is that namespace's (the initial one and the module
+# parameter still read 0); a login from the initial namespace to that port
+# fails; ib_srp logs in from inside the namespace and a write reads back;
+# both namespaces then listen on the same port at once and the initial one
+# logs in through its own listener; the namespace's listener survives the
+# initial one's removal and module unload closes it.
+# timeout: 240
+. "$REPO/tests/lib.sh"
+set -e
+
+NS=srptns
+IP=/usr/sbin/ip
+RDMA=/usr/bin/rdma
+DA=$SRPT_CFS/discovery_auth/rdma_cm_port
+NS_ADDR=10.91.0.1
+INIT_ADDR=10.91.0.2
+
+# nsx CMD...: run CMD in the namespace (network only: same mounts, so
+# configfs and sysfs are the initial ones).
+nsx() { /usr/bin/nsenter --net="/run/netns/$NS" "$@"; }
+
+cleanup() {
+	set +e
+	srp_logout >/dev/null 2>&1
+	[ -e "/run/netns/$NS" ] && [ -w "$DA" ] && nsx sh -c "echo 0 >$DA" 2>/dev/null
+	srpt_teardown >/dev/null 2>&1
+	$RDMA link delete siwin 2>/dev/null
+	[ -e "/run/netns/$NS" ] && nsx $RDMA link delete siwns 2>/dev/null
+	$IP link delete n0 2>/dev/null
+	$IP netns delete "$NS" 2>/dev/null
+	rm -f /tmp/netns-pat /tmp/netns-back
+	return 0
+}
+trap cleanup EXIT
+
+port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
+
+# login_from WHERE DEV ADDR: ib_srp add_target through DEV to ADDR, written
+# from the namespace WHERE (ns|init): ib_srp resolves and connects in the
+# writer's namespace.
+login_from() {
+	local where=$1 dev=$2 addr=$3 opts run=
+	opts="id_ext=$SRPT_SERVICE_GUID,ioc_guid=$SRPT_SERVICE_GUID,dest=$addr:$RDMA_CM_PORT"
+	[ "$where" = ns ] && run=nsx
+	log "ib_srp add_target from the $where namespace via $dev: $opts"
+	run_deadline 60 $run sh -c "echo '$opts' >/sys/class/infiniband_srp/srp-$dev-1/add_target"
+}
+
+# target_port DEV BACKSTORE: target port of DEV's GID, LUN 0 and the ACL
+# of the local initiator on DEV, enabled.
+target_port() {
+	RXE=$1
+	mkdir -p "$SRPT_CFS/$(srpt_wwn)/tpgt_1" || die "target port for $1"
+	srpt_lun 0 "$2"
+	srpt_acl_add
+	srpt_enable
+}
+
+# verify_io DISK PATTERN: write 1 MiB of PATTERN and read it back.
+verify_io() {
+	local disk=$1
+	head -c 1048576 /dev/zero | tr '\0' "$2" >/tmp/netns-pat
+	dd if=/tmp/netns-pat of="$disk" bs=1M count=1 oflag=direct status=none
+	dd if="$disk" of=/tmp/netns-back bs=1M count=1 iflag=direct status=none
+	cmp /tmp/netns-pat /tmp/netns-back || die "data read back from $disk differs"
+	log "ok: 1 MiB of '$2' written to $disk and read back"
+}
+
+# --------------------------------------------------------------- setup
+modprobe -a veth ib_core iw_cm rdma_cm || die "modprobe veth iw_cm rdma_cm"
+siw_load
+$IP netns add "$NS" || die "ip netns add $NS"
+nsinode=$(nsx readlink /proc/self/ns/net)
+log "namespace $NS is $nsinode, the initial one $(readlink /proc/self/ns/net)"
+$IP link add n0 type veth peer name n1 netns "$NS" || die "veth into $NS"
+# Logins to a local address take the loopback route, in either namespace.
+$IP link set lo up
+$IP link set n0 up
+$IP -4 addr add "$INIT_ADDR/24" dev n0
+nsx $IP link set lo up
+nsx $IP link set n1 up
+nsx $IP -4 addr add "$NS_ADDR/24" dev n1
+# Both devices exist before any listener: siw opens a listener's TCP
+# sockets in the namespace of whoever makes the device listen, which for a
+# device added later is the one adding it.
+nsx $RDMA link add siwns type siw netdev n1 || die "rdma link add siwns (in $NS)"
+$RDMA link add siwin type siw netdev n0 || die "rdma link add siwin"
+wait_for 20 port_active siwns || die "siwns not ACTIVE"
+wait_for 20 port_active siwin || die "siwin not ACTIVE"
+
+srpt_load
+SRPT_SERVICE_GUID=$(sed 's/^0x//' /sys/module/ib_srpt/parameters/srpt_service_guid)
+mkdir -p "$SRPT_CFS"
+dev=$(bs_null nbns 64)
+bs=$(lio_iblock nbns "$dev")
+lio_serial "$bs" e2e-netns
+target_port siwns "$bs"
+srp_initiator_load
+
+# ------------------------------------------ listener in the namespace only
+nsx sh -c "echo $RDMA_CM_PORT >$DA" || die "write rdma_cm_port in $NS"
+expect_eq "rdma_cm_port read in $NS" "$(nsx cat "$DA")" "$RDMA_CM_PORT"
+expect_eq "rdma_cm_port read in the initial namespace" "$(cat "$DA")" 0
+expect_eq "module parameter rdma_cm_port" \
+	"$(cat /sys/module/ib_srpt/parameters/rdma_cm_port)" 0
+dmesg | grep -F "in netns $nsinode" | grep -qF "RDMA/CM listener on port $RDMA_CM_PORT (" ||
+	die "no listener message naming $nsinode"
+log "ok: dmesg names the listener's namespace $nsinode"
+
+log "expected to fail (no listener on that port in the initial namespace):"
+if login_from init siwin "$INIT_ADDR"; then
+	die "the initial namespace logged in to port $RDMA_CM_PORT that only $NS listens on"
+fi
+srp_no_hosts || die "ib_srp host after the refused login: $(srp_hosts)"
+log "ok: a login from the initial namespace to its own $INIT_ADDR:$RDMA_CM_PORT fails"
+
+login_from ns siwns "$NS_ADDR" || die "login from $NS to $NS_ADDR:$RDMA_CM_PORT"
+disk=$(srp_disk 0)
+check_disk "$disk" $((64 * 1048576)) e2e-netns
+verify_io "$disk" N
+srp_logout
+
+# ------------------------------------ both namespaces, same port, at once
+target_port siwin "$bs"
+echo "$RDMA_CM_PORT" >"$DA" || die "write rdma_cm_port in the initial namespace"
+expect_eq "rdma_cm_port read in the initial namespace" "$(cat "$DA")" "$RDMA_CM_PORT"
+expect_eq "rdma_cm_port read in $NS" "$(nsx cat "$DA")" "$RDMA_CM_PORT"
+login_from init siwin "$INIT_ADDR" || die "login from the initial namespace through its own listener"
+disk=$(srp_disk 0)
+dd if="$disk" of=/tmp/netns-back bs=1M count=1 iflag=direct status=none
+cmp /tmp/netns-back /tmp/netns-pat ||
+	die "the initial namespace's login reads other data than $NS wrote"
+log "ok: the initial namespace reads what $NS wrote, through its own listener"
+srp_logout
+echo 0 >"$DA"
+expect_eq "rdma_cm_port read in $NS after the initial one removed its listener" \
+	"$(nsx cat "$DA")" "$RDMA_CM_PORT"
+
+# ------------------------------- module unload closes the namespace's one
+srpt_teardown
+srpt_unload
+dmesg | grep -qF "RDMA/CM listener on port $RDMA_CM_PORT removed (netns $nsinode)" ||
+	die "unloading ib_srpt did not close the listener of $nsinode"
+log "ok: module unload closed the listener of $nsinode"
