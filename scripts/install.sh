@@ -5,7 +5,8 @@
 #   scripts/install.sh install     (make install)   build, copy to
 #       $DESTDIR/lib/modules/<release>/updates/ib_srpt.ko, depmod
 #       (KO=<built ib_srpt.ko>: install that one, for the kernel it is for)
-#   scripts/install.sh uninstall   (make uninstall) remove it again, depmod
+#   scripts/install.sh uninstall   (make uninstall) remove ours again (for
+#       KVER, else for every kernel, and every DKMS version), depmod
 #   scripts/install.sh dkms        (make dkms)      dkms add/build/install
 #       for KVER, or for every installed kernel that has headers
 # <release>: KVER (a release, or a series such as 6.12), else the kernel
@@ -64,10 +65,21 @@ install)
 	fi
 	;;
 uninstall)
-	rel=${KVER:-$(uname -r)}
-	rm -f "$DESTDIR/lib/modules/$rel/updates/ib_srpt.ko"
-	if [ -n "$DESTDIR" ]; then depmod -b "$DESTDIR" -a "$rel"; else depmod -a "$rel"; fi
-	say "removed $DESTDIR/lib/modules/$rel/updates/ib_srpt.ko"
+	# KVER: that kernel only; unset: every kernel, and every DKMS version.
+	if [ -z "$DESTDIR" ] && [ -z "${KVER:-}" ] && command -v dkms >/dev/null; then
+		for v in $(dkms status -m ib_srpt 2>/dev/null | sed -n 's|^ib_srpt/\([^,:]*\).*|\1|p' | sort -u); do
+			dkms remove -m ib_srpt -v "$v" --all >&2 && say "removed DKMS ib_srpt/$v"
+			rm -rf "/usr/src/ib_srpt-$v"
+		done
+	fi
+	for d in "$DESTDIR"/lib/modules/${KVER:-*}; do
+		[ -d "$d" ] || continue
+		rel=$(basename "$d")
+		[ -f "$d/updates/ib_srpt.ko" ] || continue
+		rm -f "$d/updates/ib_srpt.ko"
+		if [ -n "$DESTDIR" ]; then depmod -b "$DESTDIR" -a "$rel"; else depmod -a "$rel"; fi
+		say "removed $d/updates/ib_srpt.ko"
+	done
 	;;
 dkms)
 	command -v dkms >/dev/null || { say "dkms is not installed (scripts/deps.sh dkms)"; exit 1; }
