@@ -1108,6 +1108,52 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
+ * srpt_get_indirect_tbl() - parse an indirect data buffer descriptor.
+ * @ib: the descriptor, inside the IU.
+ * @room: bytes of the IU from @ib on.
+ * @cnt: descriptors the SRP_CMD says are inside the IU.
+ * @d: output; &srpt_data_desc.ext_tbl is set when the whole table lives in
+ *     initiator memory and must be fetched first.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
+				 u32 cnt, struct srpt_data_desc *d)
+{
+	u32 tbl_len, n, i;
+	u64 sum = 0;
+
+	if (room < sizeof(*ib))
+		return -EINVAL;
+	tbl_len = be32_to_cpu(ib->table_desc.len);
+	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
+		return -EINVAL;
+	n = tbl_len / sizeof(struct srp_direct_buf);
+	/* The @cnt entries of the partial table are inside the IU. */
+	if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
+		return -EINVAL;
+	if (n < cnt)
+		return -EINVAL;
+	if (n > cnt) {
+		/* The whole table is in initiator memory. */
+		if (n > SRPT_MAX_EXT_DESCS)
+			return -EINVAL;
+		d->nbufs = n;
+		d->ext_tbl = &ib->table_desc;
+		d->data_len = be32_to_cpu(ib->len);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		sum += be32_to_cpu(ib->desc_list[i].len);
+	if (sum != be32_to_cpu(ib->len))
+		return -EINVAL;
+	d->nbufs = n;
+	d->bufs = ib->desc_list;
+	d->data_len = sum;
+	return 0;
+}
+
+/**
  * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
  * @srp_cmd: the command IU.
  * @iu_len: bytes received; nothing beyond is read.
@@ -1168,40 +1214,8 @@ static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
 		d->data_len = be32_to_cpu(db->len);
 		return 0;
 	}
-	case SRP_DATA_DESC_INDIRECT: {
-		const struct srp_indirect_buf *ib = desc;
-		u32 tbl_len, n, i;
-		u64 sum = 0;
-
-		if (room < sizeof(*ib))
-			return -EINVAL;
-		tbl_len = be32_to_cpu(ib->table_desc.len);
-		if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
-			return -EINVAL;
-		n = tbl_len / sizeof(struct srp_direct_buf);
-		/* The @cnt entries of the partial table are inside the IU. */
-		if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
-			return -EINVAL;
-		if (n < cnt)
-			return -EINVAL;
-		if (n > cnt) {
-			/* The whole table is in initiator memory. */
-			if (n > SRPT_MAX_EXT_DESCS)
-				return -EINVAL;
-			d->nbufs = n;
-			d->ext_tbl = &ib->table_desc;
-			d->data_len = be32_to_cpu(ib->len);
-			return 0;
-		}
-		for (i = 0; i < n; i++)
-			sum += be32_to_cpu(ib->desc_list[i].len);
-		if (sum != be32_to_cpu(ib->len))
-			return -EINVAL;
-		d->nbufs = n;
-		d->bufs = ib->desc_list;
-		d->data_len = sum;
-		return 0;
-	}
+	case SRP_DATA_DESC_INDIRECT:
+		return srpt_get_indirect_tbl(desc, room, cnt, d);
 	case SRP_DATA_DESC_IMM: {
 		const struct srp_imm_buf *imm = desc;
 		u32 len;
