@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# Host-side helpers shared by the scripts in scripts/ (sourced, never run):
+# Helpers shared by the scripts in scripts/ (sourced, never run); tests/lib.sh
+# sources it too, for SPLAT_RE:
+#   SPLAT_RE                 kernel splat lines (grep -E) in dmesg or a console
 #   heavy_lock               path of the machine-wide lock that serializes
 #                            heavy jobs (QEMU guests, kernel/module builds)
 #   build_module_locked LOG  `make module` for KVER into CACHE under that lock
 #   headers_releases [K]     releases with kernel headers (/lib/modules/<r>/build)
 #   newest_headers [K]       the newest of them
 # The guest-side helpers are tests/lib.sh.
+
+# Oopses, WARNINGs, BUGs, hung tasks, lockdep and RCU reports, sanitizers.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
 
 # heavy_lock: HEAVY_LOCK if set, else /var/cache/ib_srpt/heavy.lock. The
 # lock is one per machine: a run with its own CACHE still takes this one,

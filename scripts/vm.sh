@@ -224,8 +224,7 @@ else
 	rc=$(cat "$out/rc")
 fi
 # Kernel splats on the console count even if the guest could not save dmesg.
-pat='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
-kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$pat"
+kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$SPLAT_RE"
 if grep -aEq "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null; then
 	{ grep -ahE "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null || true; } |
 		sort -u >>"$out/splat.txt"
