@@ -24,6 +24,9 @@
 #   srp_logout; srpt_teardown; srpt_unload
 # Every helper fails loudly (non-zero, message on stderr).
 
+# SPLAT_RE, shared with the host scripts.
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scripts/lib.sh"
+
 LIO=/sys/kernel/config/target
 SRPT_CFS=$LIO/srpt
 RDMA_CM_PORT=${RDMA_CM_PORT:-5555}
@@ -71,8 +74,9 @@ wait_for() {
 }
 
 # run_deadline SECONDS CMD...: run CMD; if it is not done after SECONDS,
-# TERM then KILL it and return 124 without waiting for it further (a task
-# stuck in the kernel cannot be reaped; the caller must not hang on it).
+# say so on stderr (with where it waits in the kernel), TERM then KILL it
+# and return 124 without waiting for it further (a task stuck in the kernel
+# cannot be reaped; the caller must not hang on it).
 run_deadline() {
 	local t=$1 pid i
 	shift
@@ -82,6 +86,7 @@ run_deadline() {
 		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
 		sleep 0.2
 	done
+	echo "'$*' still running after $t s (hung: $(cat "/proc/$pid/wchan" 2>/dev/null))" >&2
 	kill -TERM "$pid" 2>/dev/null
 	sleep 3
 	kill -KILL "$pid" 2>/dev/null
@@ -304,9 +309,31 @@ srpt_acl_add() {
 
 srpt_enable() { echo 1 >"$(tpg_dir)/enable" || die "enable tpgt_1"; }
 
+# srpt_tpg_remove TPG_DIR: disable the TPG, remove its ACLs (with their
+# mapped LUNs) and LUNs, then the TPG itself; fails when it is still there.
+srpt_tpg_remove() {
+	local t=$1 a l
+	echo 0 >"$t/enable" 2>/dev/null
+	for a in "$t"/acls/*; do
+		[ -d "$a" ] || continue
+		for l in "$a"/lun_*; do
+			[ -d "$l" ] || continue
+			find "$l" -maxdepth 1 -type l -delete
+			rmdir "$l"
+		done
+		rmdir "$a"
+	done
+	for l in "$t"/lun/lun_*; do
+		[ -d "$l" ] || continue
+		find "$l" -maxdepth 1 -type l -delete
+		rmdir "$l"
+	done
+	rmdir "$t"
+}
+
 # srpt_teardown: remove every srpt and backstore object from configfs.
 srpt_teardown() {
-	local w t a l m
+	local w t m
 	if [ -d "$SRPT_CFS" ]; then
 		for w in "$SRPT_CFS"/*/; do
 			w=${w%/}
@@ -317,22 +344,7 @@ srpt_teardown() {
 				t=${t%/}
 				case "$(basename "$t")" in fabric_statistics|param) continue ;; esac
 				[ -d "$t/lun" ] || continue
-				echo 0 >"$t/enable" 2>/dev/null
-				for a in "$t"/acls/*; do
-					[ -d "$a" ] || continue
-					for l in "$a"/lun_*; do
-						[ -d "$l" ] || continue
-						find "$l" -maxdepth 1 -type l -delete
-						rmdir "$l"
-					done
-					rmdir "$a"
-				done
-				for l in "$t"/lun/lun_*; do
-					[ -d "$l" ] || continue
-					find "$l" -maxdepth 1 -type l -delete
-					rmdir "$l"
-				done
-				rmdir "$t"
+				srpt_tpg_remove "$t"
 			done
 			rmdir "$w"
 		done
@@ -512,7 +524,5 @@ dbus_start() {
 
 # ------------------------------------------------------------- dmesg checks
 
-SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:)'
-
-# dmesg_splats FILE: print kernel splat lines found in FILE.
+# dmesg_splats FILE: print kernel splat lines (SPLAT_RE) found in FILE.
 dmesg_splats() { grep -aE "$SPLAT_RE" "$1"; }
