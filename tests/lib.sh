@@ -17,7 +17,7 @@
 #   srpt_target_create              # wwn + tpgt_1, RDMA/CM port 5555
 #   srpt_lun 0 "$dev"               # iblock backstore on $dev as LUN 0
 #   srpt_acl_add                    # ACL for the local ib_srp initiator
-#   srpt_enable
+#   srpt_enable                     # (these four: srpt_serve "$bs")
 #   srp_login                       # ib_srp add_target (extra opts allowed)
 #   disk=$(srp_disk 0)              # /dev/sdX of LUN 0
 #   fio_verify "$disk" 4k randwrite 32M
@@ -497,19 +497,28 @@ fio_verify() {
 
 # ------------------------------------------------------------- standard setup
 
-# srpt_standard_setup [MIB]: rxe + module + one null_blk LUN 0 + ACL +
-# login; prints the initiator-side disk. For scripts that just need a LUN.
+# srpt_serve BACKSTORE_DIR: the target port and TPG, the backstore as LUN 0,
+# the ACL of the local ib_srp initiator, TPG enabled.
+srpt_serve() {
+	srpt_target_create || return 1
+	srpt_lun 0 "$1" || return 1
+	srpt_acl_add || return 1
+	srpt_enable
+}
+
+# srpt_standard_setup [MIB [srp_login options...]]: rxe + module + one
+# null_blk LUN 0 (srpt_serve) + login; prints the initiator-side disk. For
+# scripts that just need a LUN. (rxe_setup and srpt_load do nothing when
+# done already: a scenario may load the module itself first.)
 srpt_standard_setup() {
 	local mib=${1:-128} dev bs
+	shift $(($# > 0 ? 1 : 0))
 	rxe_setup || return 1
 	srpt_load || return 1
 	dev=$(bs_null nb0 "$mib") || return 1
 	bs=$(lio_iblock nb0 "$dev") || return 1
-	srpt_target_create || return 1
-	srpt_lun 0 "$bs" || return 1
-	srpt_acl_add || return 1
-	srpt_enable || return 1
-	srp_login || return 1
+	srpt_serve "$bs" || return 1
+	srp_login "$@" || return 1
 	srp_disk 0
 }
 
