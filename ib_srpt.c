@@ -5990,91 +5990,50 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 }
 
 /**
- * srpt_tpg_attrib_srp_max_rdma_size_show() - show srp_max_rdma_size.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
+ * SRPT_TPG_U32_ATTR() - define the methods of a numeric TPG attribute.
+ * @name: member of &struct srpt_port_attrib, also the attribute's file name.
+ * @lo: smallest value a write accepts.
+ * @hi: largest value a write accepts.
  *
- * Return: number of bytes written to @page.
+ * Defines srpt_tpg_attrib_<name>_show() and srpt_tpg_attrib_<name>_store()
+ * for CONFIGFS_ATTR(srpt_tpg_attrib_, <name>): they read and write the
+ * member @name of the attributes of the port the TPG serves through
+ * srpt_show_u32_attrib() and srpt_store_u32_attrib(); a write outside
+ * [@lo, @hi] fails with -EINVAL and leaves the value unchanged. The offset
+ * and bounds are named once (srpt_tpg_attrib_<name>_off, _min and _max) so
+ * that each argument is evaluated once, and a range with @lo above @hi,
+ * which would refuse every write, does not compile.
  */
-static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item, char *page)
-{
-	return srpt_show_u32_attrib(item, page,
-				    offsetof(struct srpt_port_attrib, srp_max_rdma_size));
-}
+#define SRPT_TPG_U32_ATTR(name, lo, hi)					\
+enum {									\
+	srpt_tpg_attrib_##name##_off =					\
+		offsetof(struct srpt_port_attrib, name),		\
+	srpt_tpg_attrib_##name##_min = (lo),				\
+	srpt_tpg_attrib_##name##_max = (hi),				\
+};									\
+									\
+static ssize_t srpt_tpg_attrib_##name##_show(struct config_item *item,	\
+					     char *page)		\
+{									\
+	return srpt_show_u32_attrib(item, page,				\
+				    srpt_tpg_attrib_##name##_off);	\
+}									\
+									\
+static ssize_t srpt_tpg_attrib_##name##_store(struct config_item *item,	\
+					      const char *page,		\
+					      size_t count)		\
+{									\
+	return srpt_store_u32_attrib(item, page, count, #name,		\
+				     srpt_tpg_attrib_##name##_off,	\
+				     srpt_tpg_attrib_##name##_min,	\
+				     srpt_tpg_attrib_##name##_max);	\
+}									\
+									\
+static_assert(srpt_tpg_attrib_##name##_min <= srpt_tpg_attrib_##name##_max)
 
-/**
- * srpt_tpg_attrib_srp_max_rdma_size_store() - set srp_max_rdma_size.
- * @item: the TPG's attrib configfs group.
- * @page: new value.
- * @count: length of @page.
- *
- * Return: @count on success, -EINVAL for a value out of range.
- */
-static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
-						       const char *page, size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count, "srp_max_rdma_size",
-				     offsetof(struct srpt_port_attrib, srp_max_rdma_size),
-				     SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
-}
-
-/**
- * srpt_tpg_attrib_srp_max_rsp_size_show() - show srp_max_rsp_size.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
- *
- * Return: number of bytes written to @page.
- */
-static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item, char *page)
-{
-	return srpt_show_u32_attrib(item, page,
-				    offsetof(struct srpt_port_attrib, srp_max_rsp_size));
-}
-
-/**
- * srpt_tpg_attrib_srp_max_rsp_size_store() - set srp_max_rsp_size.
- * @item: the TPG's attrib configfs group.
- * @page: new value.
- * @count: length of @page.
- *
- * Return: @count on success, -EINVAL for a value out of range.
- */
-static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
-						      const char *page, size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count, "srp_max_rsp_size",
-				     offsetof(struct srpt_port_attrib, srp_max_rsp_size),
-				     SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
-}
-
-/**
- * srpt_tpg_attrib_srp_sq_size_show() - show srp_sq_size.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
- *
- * Return: number of bytes written to @page.
- */
-static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item, char *page)
-{
-	return srpt_show_u32_attrib(item, page,
-				    offsetof(struct srpt_port_attrib, srp_sq_size));
-}
-
-/**
- * srpt_tpg_attrib_srp_sq_size_store() - set srp_sq_size.
- * @item: the TPG's attrib configfs group.
- * @page: new value.
- * @count: length of @page.
- *
- * Return: @count on success, -EINVAL for a value out of range.
- */
-static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
-						 const char *page, size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count, "srp_sq_size",
-				     offsetof(struct srpt_port_attrib, srp_sq_size),
-				     SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
-}
+SRPT_TPG_U32_ATTR(srp_max_rdma_size, SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
+SRPT_TPG_U32_ATTR(srp_max_rsp_size, SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+SRPT_TPG_U32_ATTR(srp_sq_size, SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
 
 /**
  * srpt_tpg_attrib_use_srq_show() - show use_srq.

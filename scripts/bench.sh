@@ -22,6 +22,7 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
@@ -57,8 +58,7 @@ elif [ -n "${KO:-}" ]; then
 else
 	ko=$CACHE/build-$KVER/ib_srpt.ko
 	echo "bench: building our module for $KVER"
-	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
-		>"$out/build.log" 2>&1 || [ ! -f "$ko" ]; then
+	if ! build_module_locked "$out/build.log" || [ ! -f "$ko" ]; then
 		srpts=distro
 		note="our ib_srpt.ko did not build for $KVER (see $out/build.log): distro module only"
 	fi

@@ -16,25 +16,15 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 kdir=${KDIR:-} kver=${KVER:-} out=${BUILD_OUT:-}
 
-say() { echo "build: $*" >&2; }
+. "$src/scripts/lib.sh"
 
-# Newest /lib/modules/<release>/build of a series ("6.12") or any ("").
-newest_headers() {
-	local re='.'
-	[ -z "$1" ] || re="^${1//./\\.}([.-]|$)"
-	ls -d /lib/modules/*/build 2>/dev/null | sed 's|^/lib/modules/||; s|/build$||' |
-		grep -E "$re" | sort -V | tail -n 1 || true
-}
+say() { echo "build: $*" >&2; }
 
 if [ -n "$kdir" ]; then
 	[ -d "$kdir" ] || { say "no kernel build tree at KDIR=$kdir"; exit 1; }
 	rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null || basename "$(dirname "$kdir")")
 elif [ -n "$kver" ]; then
-	if [ -d "/lib/modules/$kver/build" ]; then
-		rel=$kver
-	else
-		rel=$(newest_headers "$kver")
-	fi
+	rel=$(newest_headers "$kver")
 	[ -n "$rel" ] || {
 		say "no kernel headers for KVER=$kver under /lib/modules/*/build"
 		say "install them (Debian: apt-get install linux-headers-<release>; 'scripts/deps.sh build' installs the 6.1 and 6.12 ones) or pass KDIR=<kernel build tree>"

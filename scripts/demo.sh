@@ -7,6 +7,7 @@
 # short fio and print what happened. Environment: KVER (6.12), MODULE, CACHE.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
@@ -23,8 +24,7 @@ if ! "$REPO/scripts/deps.sh" vm; then
 fi
 if [ "$MODULE" = ours ]; then
 	echo "demo: building our ib_srpt for $KVER"
-	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
-		>"$out/build.log" 2>&1 || [ ! -f "$CACHE/build-$KVER/ib_srpt.ko" ]; then
+	if ! build_module_locked "$out/build.log" || [ ! -f "$CACHE/build-$KVER/ib_srpt.ko" ]; then
 		echo "demo: our module does not build yet (see $out/build.log): using the distribution's ib_srpt instead"
 		MODULE=distro
 	fi

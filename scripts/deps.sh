@@ -16,6 +16,9 @@
 #   all    build + vm + kunit
 set -euo pipefail
 
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
+
 what=${1:-all}
 export DEBIAN_FRONTEND=noninteractive
 
@@ -109,7 +112,7 @@ need_running_headers() {
 		fi
 	fi
 	say "no headers for the running kernel $rel: Debian has no $pkg (a kernel not from Debian?)"
-	if ! ls -d /lib/modules/*/build >/dev/null 2>&1; then
+	if [ -z "$(newest_headers "")" ]; then
 		say "and no kernel headers at all: installing Debian's linux-headers-amd64"
 		need linux-headers-amd64
 	fi

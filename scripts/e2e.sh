@@ -17,6 +17,7 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
@@ -55,8 +56,7 @@ if [ "$MODULE" = ours ] && [ -n "${KO:-}" ]; then
 	echo "e2e: module KO=${KO} ($(md5sum <"$ko" | cut -c1-12))"
 elif [ "$MODULE" = ours ]; then
 	echo "e2e: building our module for $KVER"
-	if ! flock /var/cache/ib_srpt/heavy.lock make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" \
-		>"$out/build.log" 2>&1 || [ ! -f "$ko" ]; then
+	if ! build_module_locked "$out/build.log" || [ ! -f "$ko" ]; then
 		tail -n 20 "$out/build.log"
 		for n in "${scenarios[@]}"; do echo "FAIL $n 0 our module did not build"; done >"$out/results.txt"
 		echo "e2e: our ib_srpt.ko did not build for $KVER; see $out/build.log"

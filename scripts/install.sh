@@ -15,6 +15,7 @@
 # afterwards `modprobe ib_srpt` loads ours instead of the distribution's.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 DESTDIR=${DESTDIR:-}
 what=${1:-install}
@@ -95,14 +96,8 @@ dkms)
 	# releases with headers; unset: every kernel with headers.
 	# (No process substitution: the test guests have no /dev/fd.)
 	kernels=()
-	for b in /lib/modules/*/build; do
-		[ -d "$b" ] || continue
-		k=$(basename "$(dirname "$b")")
-		if [ -z "${KVER:-}" ] || [ "$k" = "$KVER" ] ||
-		   { [ ! -d "/lib/modules/$KVER/build" ] &&
-		     [[ "$k" == "$KVER".* || "$k" == "$KVER"-* ]]; }; then
-			kernels+=("$k")
-		fi
+	for k in $(headers_releases "${KVER:-}"); do
+		kernels+=("$k")
 	done
 	[ ${#kernels[@]} -gt 0 ] || { say "no kernel headers${KVER:+ for $KVER} under /lib/modules"; exit 1; }
 	for k in "${kernels[@]}"; do

@@ -21,10 +21,11 @@ set -euo pipefail
 
 t0=$(date +%s)
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/lib.sh"
 src=$(cd "${SRPT_SRC:-$here}" && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KTREE=${KTREE:-6.12}
-HEAVY_LOCK=$CACHE/heavy.lock
+HEAVY_LOCK=$(heavy_lock)
 base=$CACHE/kunit
 SRPT_REL=drivers/infiniband/ulp/srpt
 PY=/usr/bin/python3

@@ -8,6 +8,7 @@
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+. "$SRC/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 KVERS=${LINT_KVERS:-6.1 6.12}
 TOOLS=$CACHE/tools
@@ -30,8 +31,9 @@ result() { # name ok? logfile
 }
 
 kdir_for() {
-	ls -d /lib/modules/"$1".*-amd64/build /lib/modules/"$1"-*-amd64/build 2>/dev/null |
-		grep -E "/$1[.-]" | sort -V | tail -n 1
+	local rel
+	rel=$(newest_headers "$1")
+	[ -z "$rel" ] || echo "/lib/modules/$rel/build"
 }
 
 # checkpatch.pl and its data files come from the linux-source tarball; only

@@ -13,19 +13,15 @@
 # headers. Takes the shared heavy lock while compiling.
 set -euo pipefail
 
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
-LOCK=${HEAVY_LOCK:-/var/cache/ib_srpt/heavy.lock}
+LOCK=$(heavy_lock)
 k=${1:-${KVER:-6.12}}
 say() { echo "siw: $*" >&2; }
 
-if [ -d "/lib/modules/$k/build" ]; then
-	rel=$k
-else
-	rel=$(ls -d /lib/modules/"$k".*-amd64 /lib/modules/"$k"-*-amd64 2>/dev/null |
-		grep -E "/$k([.-][0-9]+)*[-+]" | sort -V | tail -n 1 || true)
-	rel=${rel##*/}
-fi
-[ -n "$rel" ] && [ -d "/lib/modules/$rel/build" ] ||
+rel=$(newest_headers "$k")
+[ -n "$rel" ] ||
 	{ say "no kernel headers for '$k'"; exit 1; }
 series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
 out=$CACHE/siw/$rel

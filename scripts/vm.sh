@@ -25,13 +25,14 @@
 # opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
 # (killed after --timeout seconds, default 900) or printed a kernel splat.
-# QEMU runs under the shared lock $CACHE/../heavy.lock
-# (/var/cache/ib_srpt/heavy.lock); the timeout counts from when it is taken.
+# QEMU runs under the shared lock HEAVY_LOCK (default
+# /var/cache/ib_srpt/heavy.lock); the timeout counts from when it is taken.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
-LOCK=${HEAVY_LOCK:-/var/cache/ib_srpt/heavy.lock}
+LOCK=$(heavy_lock)
 
 kver=${KVER:-6.12} module=${MODULE:-ours} run= out= timeout=900 ko= mem=3072 smp=2
 quiet=0
@@ -223,8 +224,7 @@ else
 	rc=$(cat "$out/rc")
 fi
 # Kernel splats on the console count even if the guest could not save dmesg.
-pat='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
-kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$pat"
+kpat="^\\[ *[0-9]+\\.[0-9]+\\].*$SPLAT_RE"
 if grep -aEq "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null; then
 	{ grep -ahE "$kpat" "$out/console.log" "$out/dmesg.txt" 2>/dev/null || true; } |
 		sort -u >>"$out/splat.txt"

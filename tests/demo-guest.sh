@@ -12,8 +12,7 @@ say "1. Guest up (kernel $(uname -r)); soft-RoCE device rxe0 on veth v0, address
 srpt_load 2>>/tmp/demo.log || fail "loading ib_srpt ($MODULE)"
 say "2. Loaded ib_srpt ($MODULE: $(srpt_module_file)); target port $(srpt_wwn), RDMA/CM port $RDMA_CM_PORT."
 dev=$(bs_null demo 128 2>>/tmp/demo.log) && bs=$(lio_iblock demo "$dev" 2>>/tmp/demo.log) &&
-	lio_serial "$bs" demo-lun0 && srpt_target_create && srpt_lun 0 "$bs" &&
-	srpt_acl_add 2>>/tmp/demo.log && srpt_enable || fail "LIO configuration"
+	lio_serial "$bs" demo-lun0 && srpt_serve "$bs" 2>>/tmp/demo.log || fail "LIO configuration"
 say "3. LUN 0 = 128 MiB null_blk ($dev) via LIO iblock, ACL for initiator $(initiator_acl_name)."
 srp_login 2>>/tmp/demo.log || fail "ib_srp login"
 disk=$(srp_disk 0 2>>/tmp/demo.log) || fail "no disk appeared"

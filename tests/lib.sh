@@ -17,12 +17,15 @@
 #   srpt_target_create              # wwn + tpgt_1, RDMA/CM port 5555
 #   srpt_lun 0 "$dev"               # iblock backstore on $dev as LUN 0
 #   srpt_acl_add                    # ACL for the local ib_srp initiator
-#   srpt_enable
+#   srpt_enable                     # (these four: srpt_serve "$bs")
 #   srp_login                       # ib_srp add_target (extra opts allowed)
 #   disk=$(srp_disk 0)              # /dev/sdX of LUN 0
 #   fio_verify "$disk" 4k randwrite 32M
 #   srp_logout; srpt_teardown; srpt_unload
 # Every helper fails loudly (non-zero, message on stderr).
+
+# SPLAT_RE, shared with the host scripts.
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scripts/lib.sh"
 
 LIO=/sys/kernel/config/target
 SRPT_CFS=$LIO/srpt
@@ -71,8 +74,9 @@ wait_for() {
 }
 
 # run_deadline SECONDS CMD...: run CMD; if it is not done after SECONDS,
-# TERM then KILL it and return 124 without waiting for it further (a task
-# stuck in the kernel cannot be reaped; the caller must not hang on it).
+# say so on stderr (with where it waits in the kernel), TERM then KILL it
+# and return 124 without waiting for it further (a task stuck in the kernel
+# cannot be reaped; the caller must not hang on it).
 run_deadline() {
 	local t=$1 pid i
 	shift
@@ -82,6 +86,7 @@ run_deadline() {
 		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
 		sleep 0.2
 	done
+	echo "'$*' still running after $t s (hung: $(cat "/proc/$pid/wchan" 2>/dev/null))" >&2
 	kill -TERM "$pid" 2>/dev/null
 	sleep 3
 	kill -KILL "$pid" 2>/dev/null
@@ -304,9 +309,31 @@ srpt_acl_add() {
 
 srpt_enable() { echo 1 >"$(tpg_dir)/enable" || die "enable tpgt_1"; }
 
+# srpt_tpg_remove TPG_DIR: disable the TPG, remove its ACLs (with their
+# mapped LUNs) and LUNs, then the TPG itself; fails when it is still there.
+srpt_tpg_remove() {
+	local t=$1 a l
+	echo 0 >"$t/enable" 2>/dev/null
+	for a in "$t"/acls/*; do
+		[ -d "$a" ] || continue
+		for l in "$a"/lun_*; do
+			[ -d "$l" ] || continue
+			find "$l" -maxdepth 1 -type l -delete
+			rmdir "$l"
+		done
+		rmdir "$a"
+	done
+	for l in "$t"/lun/lun_*; do
+		[ -d "$l" ] || continue
+		find "$l" -maxdepth 1 -type l -delete
+		rmdir "$l"
+	done
+	rmdir "$t"
+}
+
 # srpt_teardown: remove every srpt and backstore object from configfs.
 srpt_teardown() {
-	local w t a l m
+	local w t m
 	if [ -d "$SRPT_CFS" ]; then
 		for w in "$SRPT_CFS"/*/; do
 			w=${w%/}
@@ -317,22 +344,7 @@ srpt_teardown() {
 				t=${t%/}
 				case "$(basename "$t")" in fabric_statistics|param) continue ;; esac
 				[ -d "$t/lun" ] || continue
-				echo 0 >"$t/enable" 2>/dev/null
-				for a in "$t"/acls/*; do
-					[ -d "$a" ] || continue
-					for l in "$a"/lun_*; do
-						[ -d "$l" ] || continue
-						find "$l" -maxdepth 1 -type l -delete
-						rmdir "$l"
-					done
-					rmdir "$a"
-				done
-				for l in "$t"/lun/lun_*; do
-					[ -d "$l" ] || continue
-					find "$l" -maxdepth 1 -type l -delete
-					rmdir "$l"
-				done
-				rmdir "$t"
+				srpt_tpg_remove "$t"
 			done
 			rmdir "$w"
 		done
@@ -485,19 +497,28 @@ fio_verify() {
 
 # ------------------------------------------------------------- standard setup
 
-# srpt_standard_setup [MIB]: rxe + module + one null_blk LUN 0 + ACL +
-# login; prints the initiator-side disk. For scripts that just need a LUN.
+# srpt_serve BACKSTORE_DIR: the target port and TPG, the backstore as LUN 0,
+# the ACL of the local ib_srp initiator, TPG enabled.
+srpt_serve() {
+	srpt_target_create || return 1
+	srpt_lun 0 "$1" || return 1
+	srpt_acl_add || return 1
+	srpt_enable
+}
+
+# srpt_standard_setup [MIB [srp_login options...]]: rxe + module + one
+# null_blk LUN 0 (srpt_serve) + login; prints the initiator-side disk. For
+# scripts that just need a LUN. (rxe_setup and srpt_load do nothing when
+# done already: a scenario may load the module itself first.)
 srpt_standard_setup() {
 	local mib=${1:-128} dev bs
+	shift $(($# > 0 ? 1 : 0))
 	rxe_setup || return 1
 	srpt_load || return 1
 	dev=$(bs_null nb0 "$mib") || return 1
 	bs=$(lio_iblock nb0 "$dev") || return 1
-	srpt_target_create || return 1
-	srpt_lun 0 "$bs" || return 1
-	srpt_acl_add || return 1
-	srpt_enable || return 1
-	srp_login || return 1
+	srpt_serve "$bs" || return 1
+	srp_login "$@" || return 1
 	srp_disk 0
 }
 
@@ -512,7 +533,5 @@ dbus_start() {
 
 # ------------------------------------------------------------- dmesg checks
 
-SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:)'
-
-# dmesg_splats FILE: print kernel splat lines found in FILE.
+# dmesg_splats FILE: print kernel splat lines (SPLAT_RE) found in FILE.
 dmesg_splats() { grep -aE "$SPLAT_RE" "$1"; }

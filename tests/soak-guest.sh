@@ -104,9 +104,9 @@ fio_cmds() {	# commands issued by every pass of the fio loop (and read-agains)
 ev_relogin() {
 	local bad=0
 	h_disrupt_begin
-	h_bounded 60 h_srp_logout >/dev/null || { echo "logout did not complete within 60 s"; bad=1; }
+	run_deadline 60 h_srp_logout >/dev/null || { echo "logout did not complete within 60 s"; bad=1; }
 	if h_srp_login >"$S/login.out"; then
-		h_wait 30 h_disk_ok || { echo "disk not readable after login"; bad=1; }
+		wait_for 30 h_disk_ok || { echo "disk not readable after login"; bad=1; }
 	else
 		echo "login failed: $(cat "$S/login.out")"; bad=1
 		h_srp_recover 60 >/dev/null
@@ -118,13 +118,13 @@ ev_relogin() {
 ev_tpg() {
 	local bad=0
 	h_disrupt_begin
-	if h_bounded 30 sh -c "echo 0 >'$H_TPG/enable'" >"$S/tpg.out" 2>&1; then
+	if run_deadline 30 sh -c "echo 0 >'$H_TPG/enable'" >"$S/tpg.out" 2>&1; then
 		sleep 2
 		h_tool sanity -n >"$S/tpg.sanity" 2>&1 && { echo "a login succeeded while the TPG was disabled"; bad=1; }
 	else
 		echo "TPG disable failed or hung: $(cat "$S/tpg.out")"; bad=1
 	fi
-	h_bounded 30 sh -c "echo 1 >'$H_TPG/enable'" >"$S/tpg.out" 2>&1 ||
+	run_deadline 30 sh -c "echo 1 >'$H_TPG/enable'" >"$S/tpg.out" 2>&1 ||
 		{ echo "TPG enable failed or hung: $(cat "$S/tpg.out")"; bad=1; }
 	h_srp_recover 60 >"$S/tpg.recover" || { echo "the fio initiator did not get its disk back"; bad=1; }
 	h_disrupt_end
@@ -146,18 +146,18 @@ ev_lunreset() {
 	local bad=0 i d n=$S/lr.disk
 	d=$(h_srp_disk) && h_blknode "$d" "$n" || { echo "no fio disk"; return 1; }
 	for i in 1 2 3; do
-		h_bounded 90 sg_reset -d "$n" >"$S/lr.out" 2>&1 ||
+		run_deadline 90 sg_reset -d "$n" >"$S/lr.out" 2>&1 ||
 			{ echo "sg_reset -d #$i: $(head -n 2 "$S/lr.out" | tr '\n' ' ')"; bad=1; }
 		sleep 3
 	done
-	h_wait 30 h_disk_ok || { echo "disk not readable after the LUN resets"; bad=1; }
+	wait_for 30 h_disk_ok || { echo "disk not readable after the LUN resets"; bad=1; }
 	return $bad
 }
 
 # ---- run ----
 t_start=$(date +%s)
 echo "## soak: kernel $(uname -r), module $MODULE, $MINUTES minutes, one disruption every ${GAP}s"
-if ! h_rxe_up || ! srpt_deps || ! modprobe sd_mod; then
+if ! { rxe_setup && rxe_port_active; } || ! srpt_deps || ! modprobe sd_mod; then
 	verdict FAIL setup "soft-RoCE or the target/RDMA modules did not come up"
 	echo "$pass passed, $fail failed"
 	exit 1

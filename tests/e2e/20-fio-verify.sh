@@ -9,10 +9,7 @@ rxe_setup
 srpt_load
 dev=$(bs_brd 96)
 bs=$(lio_iblock ram0 "$dev")
-srpt_target_create
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
+srpt_serve "$bs"
 srp_login
 disk=$(srp_disk 0)
 expect_eq "size of $disk" "$(blockdev --getsize64 "$disk")" $((96 * 1048576))

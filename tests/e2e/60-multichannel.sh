@@ -5,16 +5,7 @@
 # timeout: 120
 . "$REPO/tests/lib.sh"
 set -e
-rxe_setup
-srpt_load
-dev=$(bs_null nb0 64)
-bs=$(lio_iblock nb0 "$dev")
-srpt_target_create
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
-srp_login ch_count=2
-disk=$(srp_disk 0)
+disk=$(srpt_standard_setup 64 ch_count=2)
 h=$(srp_hosts | head -n 1)
 expect_eq "ib_srp ch_count" "$(cat "/sys/class/scsi_host/host$h/ch_count")" 2
 expect_eq "ib_srp SCSI hosts" "$(srp_hosts | wc -l)" 1

@@ -12,10 +12,7 @@ rxe_setup
 srpt_load
 dev=$(bs_brd 96)
 bs=$(lio_iblock ram0 "$dev")
-srpt_target_create
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
+srpt_serve "$bs"
 modprobe -r ib_srp 2>/dev/null || true
 modprobe -a sd_mod scsi_transport_srp
 modprobe ib_srp allow_ext_sg=1 cmd_sg_entries=1 indirect_sg_entries=2048 ||

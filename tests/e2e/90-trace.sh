@@ -46,15 +46,8 @@ echo 0 >"$T/tracing_on"
 echo 1 >"$T/events/ib_srpt/enable"
 echo 1 >"$T/tracing_on"
 
-dev=$(bs_null nb0 64)
-bs=$(lio_iblock nb0 "$dev")
-srpt_target_create
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
 # One channel, so that every command below travels on the traced login's QP.
-srp_login ch_count=1
-disk=$(srp_disk 0)
+disk=$(srpt_standard_setup 64 ch_count=1)
 
 # --- login and channel state ----------------------------------------------
 snap

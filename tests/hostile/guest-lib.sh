@@ -16,14 +16,15 @@
 #   h_sessions_closed   all channels gone (prints why not)
 #   h_teardown          remove the configuration, rmmod, slab check
 
-# The shared bench helpers (tests/lib.sh): soft-RoCE setup and the module
-# loading rules (MODULE=ours never lets the distro ib_srpt in).
-[ -r "$REPO/tests/lib.sh" ] && . "$REPO/tests/lib.sh"
+# The shared bench helpers (tests/lib.sh): soft-RoCE setup, the module
+# loading rules (MODULE=ours never lets the distro ib_srpt in), wait_for,
+# run_deadline, srp_hosts, SPLAT_RE, LIO, SRPT_CFS, RDMA_CM_PORT (5555).
+# The hostile bench runs over soft-RoCE (rxe0) whatever TRANSPORT says.
+TRANSPORT=rxe
+. "$REPO/tests/lib.sh"
 
 H_STATE=/tmp/hostile.env
-H_CFG=/sys/kernel/config/target
-H_ADDR=${H_ADDR:-fd00::1}
-H_PORT=5555
+H_ADDR=${H_ADDR:-$TARGET_ADDR}
 # Initiator port IDs: "hostile\0" || 1 for the tool, initiator_ext "fio\0..."
 # for the Linux ib_srp initiator (its port ID ends in the GID's interface ID).
 H_IPORT=686f7374696c65000000000000000001
@@ -31,8 +32,6 @@ H_FIO_EXT=66696f0000000000
 [ -f "$H_STATE" ] && . "$H_STATE"
 
 h_log() { echo "## hostile: $*"; }
-
-H_SPLAT='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
 
 h_dmesg_mark() {
 	local id
@@ -47,7 +46,7 @@ h_splats_since() {
 		dmesg
 	else
 		dmesg | sed -n "/hostile-mark $1:/,\$p"
-	fi | grep -aE "$H_SPLAT" || true
+	fi | grep -aE "$SPLAT_RE" || true
 }
 
 h_save() {
@@ -58,54 +57,14 @@ h_save() {
 	} >"$H_STATE"
 }
 
-h_wait() {	# h_wait SECONDS CMD...: poll until CMD succeeds
-	local n=$(( $1 * 5 ))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
-
-h_port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; }
-
-h_rxe_up() {
-	if type rxe_setup >/dev/null 2>&1 && [ "$H_ADDR" = "${TARGET_ADDR:-}" ]; then
-		rxe_setup && h_port_active
-		return
-	fi
-	modprobe -a veth rdma_rxe crc32_generic 2>/dev/null || modprobe -a veth rdma_rxe || return 1
-	if ! ip link show v0 >/dev/null 2>&1; then
-		ip link add v0 type veth peer name v1 || return 1
-	fi
-	ip link set v0 up && ip link set v1 up || return 1
-	ip -6 addr add "$H_ADDR/64" dev v0 nodad 2>/dev/null
-	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev v0 || return 1
-	h_wait 30 h_port_active || { echo "rxe0 port not ACTIVE"; return 1; }
-}
-
 h_load_target() {
-	if type srpt_load >/dev/null 2>&1; then
-		srpt_load || return 1
-		mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-		h_wait 10 test -d /sys/module/ib_srpt
-		return
-	fi
-	modprobe -a configfs target_core_mod ib_core ib_cm iw_cm rdma_cm || return 1
+	srpt_load || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	if [ "$MODULE" = ours ]; then
-		[ -r "$KO" ] || { echo "no module at $KO"; return 1; }
-		insmod "$KO" || return 1
-	else
-		modprobe ib_srpt || return 1
-	fi
-	h_wait 10 test -d /sys/module/ib_srpt || return 1
+	wait_for 10 test -d /sys/module/ib_srpt
 }
 
 h_rd() {	# h_rd NAME MiB: a ramdisk backstore
-	local d=$H_CFG/core/rd_mcp_0/$1
+	local d=$LIO/core/rd_mcp_0/$1
 	[ "$(cat "$d/enable" 2>/dev/null)" = 1 ] && return 0
 	mkdir -p "$d" || return 1
 	echo "rd_pages=$(( $2 * 256 ))" >"$d/control" || return 1
@@ -138,31 +97,21 @@ h_gid_acls() {
 }
 
 h_configure() {
-	local gid0
-	mkdir -p "$H_CFG/srpt" 2>/dev/null
-	gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
-	H_WWN=0x$(echo "$gid0" | tr -d :)
-	H_TPG=$H_CFG/srpt/$H_WWN/tpgt_1
+	mkdir -p "$SRPT_CFS" 2>/dev/null
+	H_WWN=$(srpt_wwn)
+	H_TPG=$SRPT_CFS/$H_WWN/tpgt_1
 	mkdir -p "$H_TPG" || { echo "cannot create $H_TPG"; return 1; }
 	h_rd fio_rd 64 && h_rd hostile_rd 16 || { echo "cannot create ramdisks"; return 1; }
 	mkdir -p "$H_TPG/lun/lun_0" "$H_TPG/lun/lun_1" || return 1
-	[ -L "$H_TPG/lun/lun_0/fio_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/fio_rd" "$H_TPG/lun/lun_0/fio_rd"
-	[ -L "$H_TPG/lun/lun_1/hostile_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_1/hostile_rd"
+	[ -L "$H_TPG/lun/lun_0/fio_rd" ] || ln -s "$LIO/core/rd_mcp_0/fio_rd" "$H_TPG/lun/lun_0/fio_rd"
+	[ -L "$H_TPG/lun/lun_1/hostile_rd" ] || ln -s "$LIO/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_1/hostile_rd"
 	h_acl "0x$H_IPORT" 1 || { echo "cannot create the hostile ACL"; return 1; }
 	h_gid_acls rxe0 "$H_FIO_EXT" 0 || return 1
-	echo "$H_PORT" >"$H_CFG/srpt/discovery_auth/rdma_cm_port" || { echo "cannot set rdma_cm_port"; return 1; }
+	echo "$RDMA_CM_PORT" >"$SRPT_CFS/discovery_auth/rdma_cm_port" || { echo "cannot set rdma_cm_port"; return 1; }
 	echo 1 >"$H_TPG/enable" || { echo "cannot enable the TPG"; return 1; }
 }
 
-h_srp_hosts() {	# the SCSI hosts of ib_srp, one name per line
-	local h
-	for h in /sys/class/scsi_host/host*; do
-		grep -q ib_srp "$h/proc_name" 2>/dev/null && basename "$h"
-	done
-	return 0
-}
-
-h_host_disk() {	# h_host_disk HOST: the sd disk behind that SCSI host
+h_host_disk() {	# h_host_disk HOST: the sd disk behind SCSI host HOST (hostN)
 	local d
 	for d in /sys/block/sd*; do
 		[ -e "$d" ] || continue
@@ -185,13 +134,13 @@ h_srp_disk() {
 # IBDEV port 1; prints the new SCSI host once it has a disk.
 h_srp_add() {
 	local before try at=/sys/class/infiniband_srp/srp-$1-1/add_target
-	modprobe -a sd_mod ib_srp || return 1
-	h_wait 10 test -e "$at" || { echo "no $at"; return 1; }
-	before=" $(h_srp_hosts | tr '\n' ' ')"
+	srp_initiator_load || return 1
+	wait_for 10 test -e "$at" || { echo "no $at"; return 1; }
+	before=" $(srp_hosts | tr '\n' ' ')"
 	# ib_srp drops a removed target from its list asynchronously, after
 	# the remote port is gone: EEXIST right after a logout is transient.
 	for try in $(seq 20); do
-		echo "id_ext=$3,ioc_guid=$3,dest=[$2]:$H_PORT,initiator_ext=$4" \
+		echo "id_ext=$3,ioc_guid=$3,dest=[$2]:$RDMA_CM_PORT,initiator_ext=$4" \
 			>"$at" 2>/tmp/hostile.add_target && break
 		grep -q 'File exists' /tmp/hostile.add_target || try=20
 		[ "$try" = 20 ] && { echo "ib_srp add_target failed: $(cat /tmp/hostile.add_target)"; return 1; }
@@ -199,13 +148,13 @@ h_srp_add() {
 	done
 	h_new_host() {
 		local x
-		for x in $(h_srp_hosts); do
+		for x in $(srp_hosts); do
 			[[ "$before" == *" $x "* ]] && continue
-			h_host_disk "$x" >/dev/null && { echo "$x"; return 0; }
+			h_host_disk "host$x" >/dev/null && { echo "host$x"; return 0; }
 		done
 		return 1
 	}
-	h_wait 30 h_new_host >/dev/null || { echo "no disk from ib_srp via $1"; return 1; }
+	wait_for 30 h_new_host >/dev/null || { echo "no disk from ib_srp via $1"; return 1; }
 	h_new_host
 }
 
@@ -223,7 +172,7 @@ h_dm() {
 	local m
 	DM_DISABLE_UDEV=1 dmsetup create "$1" --table "$2" || return 1
 	m=$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')
-	h_wait 10 test -b "/dev/dm-$m" || return 1
+	wait_for 10 test -b "/dev/dm-$m" || return 1
 	echo "/dev/dm-$m"
 }
 
@@ -232,9 +181,8 @@ h_dm_remove() { DM_DISABLE_UDEV=1 dmsetup remove "$@"; }
 # h_iblock_lun NAME DEV N: an iblock backstore on DEV, exported as the
 # TPG's lun_(N+10) and mapped as LUN N of the hostile initiator's ACL.
 h_iblock_lun() {
-	local d=$H_CFG/core/iblock_0/$1 acl=$H_TPG/acls/0x$H_IPORT t=$H_TPG/lun/lun_$(($3 + 10))
-	mkdir -p "$d" && echo "udev_path=$2" >"$d/control" && echo 1 >"$d/enable" ||
-		{ echo "cannot create the iblock backstore $1 on $2"; return 1; }
+	local d acl=$H_TPG/acls/0x$H_IPORT t=$H_TPG/lun/lun_$(($3 + 10))
+	d=$(lio_iblock "$1" "$2") || { echo "cannot create the iblock backstore $1 on $2"; return 1; }
 	mkdir -p "$t" && ln -s "$d" "$t/$1" &&
 		mkdir -p "$acl/lun_$3" && ln -s "$t" "$acl/lun_$3/map" ||
 		{ echo "cannot map $1 as LUN $3"; return 1; }
@@ -245,8 +193,8 @@ h_iblock_unlun() {
 	local acl=$H_TPG/acls/0x$H_IPORT t=$H_TPG/lun/lun_$(($2 + 10))
 	rm -f "$acl/lun_$2/map"; rmdir "$acl/lun_$2"
 	rm -f "$t/$1"; rmdir "$t"
-	rmdir "$H_CFG/core/iblock_0/$1" || { echo "cannot remove the backstore $1"; return 1; }
-	rmdir "$H_CFG/core/iblock_0" 2>/dev/null
+	rmdir "$LIO/core/iblock_0/$1" || { echo "cannot remove the backstore $1"; return 1; }
+	rmdir "$LIO/core/iblock_0" 2>/dev/null
 	return 0
 }
 
@@ -254,7 +202,7 @@ h_iblock_unlun() {
 h_tool() {
 	local c=$1
 	shift
-	timeout -k 5 180 "$HOSTILE" -a "$H_ADDR" -p "$H_PORT" -g "$H_GUID" -I "$H_IPORT" \
+	timeout -k 5 180 "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" -I "$H_IPORT" \
 		-c "$c" -t 90 "$@"
 }
 
@@ -286,10 +234,10 @@ h_disk_ok() {
 
 # Wait for ib_srp to reconnect by itself; log it in again if it does not.
 h_srp_recover() {	# h_srp_recover SECONDS
-	h_wait "${1:-60}" h_disk_ok && { echo "ib_srp reconnected by itself"; return 0; }
+	wait_for "${1:-60}" h_disk_ok && { echo "ib_srp reconnected by itself"; return 0; }
 	echo "ib_srp did not reconnect within ${1:-60} s: logging in again"
-	h_bounded 60 h_srp_logout >/dev/null 2>&1
-	h_srp_login && h_wait 30 h_disk_ok
+	run_deadline 60 h_srp_logout >/dev/null 2>&1
+	h_srp_login && wait_for 30 h_disk_ok
 }
 
 h_srp_logout() {
@@ -297,11 +245,11 @@ h_srp_logout() {
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
-	h_wait 30 eval '! ls -d /sys/class/srp_remote_ports/port-* >/dev/null 2>&1'
+	wait_for 30 eval '! ls -d /sys/class/srp_remote_ports/port-* >/dev/null 2>&1'
 }
 
 h_setup() {
-	h_rxe_up || { echo "soft-RoCE setup failed"; return 1; }
+	rxe_setup && rxe_port_active || { echo "soft-RoCE setup failed"; return 1; }
 	h_log "rxe0 up after $(cut -d' ' -f1 /proc/uptime)s"
 	h_load_target || { echo "loading the target ($MODULE) failed"; return 1; }
 	H_GUID=$(cat /sys/class/infiniband/rxe0/node_guid)
@@ -495,7 +443,7 @@ h_no_channels() { [ "$(h_rc_qps)" = 0 ] && [ "$(h_cm_ids)" = 0 ]; }
 h_sessions_closed() {
 	local a
 	h_srp_logout || echo "ib_srp did not log out within 30 s"
-	if ! h_wait 90 h_no_channels; then
+	if ! wait_for 90 h_no_channels; then
 		echo "after 90 s: $(h_rc_qps) RC QPs and $(h_cm_ids) connected CM IDs remain"
 		rdma resource show qp | grep 'type RC' | head -n 5
 		rdma resource show cm_id | grep -v 'state LISTEN' | head -n 5
@@ -511,55 +459,25 @@ h_sessions_closed() {
 	return 0
 }
 
+# h_unconfigure [all]: remove the TPG and its target port; the backstores
+# (and the data fio verifies) stay unless asked.
 h_unconfigure() {
-	local a l
 	[ -n "${H_TPG:-}" ] && [ -d "$H_TPG" ] || return 0
-	echo 0 >"$H_TPG/enable" 2>/dev/null
-	for a in "$H_TPG"/acls/*; do
-		[ -d "$a" ] || continue
-		for l in "$a"/lun_*; do
-			[ -d "$l" ] || continue
-			find "$l" -maxdepth 1 -type l -delete
-			rmdir "$l"
-		done
-		rmdir "$a"
-	done
-	for l in "$H_TPG"/lun/lun_*; do
-		[ -d "$l" ] || continue
-		find "$l" -maxdepth 1 -type l -delete
-		rmdir "$l"
-	done
-	rmdir "$H_TPG" && rmdir "$(dirname "$H_TPG")" || return 1
-	# The backstores (and the data fio verifies) stay unless asked.
+	srpt_tpg_remove "$H_TPG" && rmdir "$(dirname "$H_TPG")" || return 1
 	if [ "${1:-}" = all ]; then
-		rmdir "$H_CFG"/core/rd_mcp_0/* 2>/dev/null
-		rmdir "$H_CFG"/core/rd_mcp_0 2>/dev/null
+		rmdir "$LIO"/core/rd_mcp_0/* 2>/dev/null
+		rmdir "$LIO"/core/rd_mcp_0 2>/dev/null
 	fi
 	return 0
 }
 
-h_bounded() {	# h_bounded SECONDS CMD...: run CMD, give up (leave it) if it hangs
-	local max=$1 pid n=0
-	shift
-	"$@" &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ $n -ge $((max * 5)) ]; then
-			echo "'$*' still running after $max s (hung: $(cat /proc/$pid/wchan 2>/dev/null))"
-			return 124
-		fi
-		sleep 0.2; n=$((n + 1))
-	done
-	wait "$pid"
-}
-
 h_teardown() {
 	local s
-	h_bounded 60 h_srp_logout >/dev/null 2>&1
-	h_bounded 60 modprobe -r ib_srp 2>/dev/null
-	h_bounded 120 h_unconfigure all || { echo "could not remove the configfs tree"; return 1; }
-	rmdir "$H_CFG/srpt" 2>/dev/null
-	if ! h_bounded 120 rmmod ib_srpt; then
+	run_deadline 60 h_srp_logout >/dev/null 2>&1
+	run_deadline 60 modprobe -r ib_srp 2>/dev/null
+	run_deadline 120 h_unconfigure all 2>&1 || { echo "could not remove the configfs tree"; return 1; }
+	rmdir "$SRPT_CFS" 2>/dev/null
+	if ! run_deadline 120 rmmod ib_srpt 2>&1; then
 		echo "rmmod ib_srpt failed or hung: $(grep -E '^ib_srpt' /proc/modules)"
 		return 1
 	fi

@@ -53,7 +53,7 @@ for c in $cases; do
 		continue
 	fi
 	mark=$(h_dmesg_mark "case $c")
-	out=$(timeout -k 5 $((CASE_TIMEOUT + 60)) "$HOSTILE" -a "$H_ADDR" -p 5555 -g "$H_GUID" \
+	out=$(timeout -k 5 $((CASE_TIMEOUT + 60)) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
 		-I "$H_IPORT" -c "$c" -t "$CASE_TIMEOUT" 2>&1)
 	rc=$?
 	echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
@@ -79,7 +79,7 @@ for c in $cases; do
 	# After an oops or a failure, is the target still serving? If not, the
 	# host boots a fresh guest for the remaining cases (HOSTILE_RESTART=1).
 	if [ -n "$splat" ] || ! [[ "$line" == PASS* ]]; then
-		if ! timeout -k 5 120 "$HOSTILE" -a "$H_ADDR" -p 5555 -g "$H_GUID" -I "$H_IPORT" \
+		if ! timeout -k 5 120 "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" -I "$H_IPORT" \
 			-c sanity -t 60 >/tmp/hostile.probe 2>&1 || [ -n "$splat" ]; then
 			echo "## hostile: target broken after case $c$( [ -n "$splat" ] && echo ' (kernel oops/warning)')"
 			[ "${HOSTILE_RESTART:-1}" = 1 ] && dead=$c

@@ -6,13 +6,13 @@ bad=0
 h_disrupt_begin
 for i in $(seq 20); do
 	echo "cycle $i: logout at $(date +%s)"
-	h_bounded 60 h_srp_logout >/dev/null || { echo "cycle $i: logout did not complete"; bad=1; }
+	run_deadline 60 h_srp_logout >/dev/null || { echo "cycle $i: logout did not complete"; bad=1; }
 	if ! h_srp_login; then
 		echo "cycle $i: login failed"
 		bad=1
 		break
 	fi
-	h_wait 30 h_disk_ok || { echo "cycle $i: disk not readable after login"; bad=1; }
+	wait_for 30 h_disk_ok || { echo "cycle $i: disk not readable after login"; bad=1; }
 done
 h_disrupt_end
 echo "20 cycles done, last disk $(h_srp_disk)"

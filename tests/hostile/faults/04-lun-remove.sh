@@ -7,7 +7,7 @@
 . "$REPO/tests/hostile/guest-lib.sh"
 bad=0
 acl=$H_TPG/acls/0x$H_IPORT
-mkdir -p "$H_TPG/lun/lun_5" && ln -s "$H_CFG/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_5/hostile_rd" &&
+mkdir -p "$H_TPG/lun/lun_5" && ln -s "$LIO/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_5/hostile_rd" &&
 	mkdir -p "$acl/lun_5" && ln -s "$H_TPG/lun/lun_5" "$acl/lun_5/map" || { echo "cannot map LUN 5"; exit 1; }
 h_sanity -L 5 || { echo "LUN 5 does not work before the removal"; bad=1; }
 h_tool disconnect_storm -n -L 5 >/tmp/f.storm 2>&1 &

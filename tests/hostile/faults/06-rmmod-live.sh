@@ -3,7 +3,7 @@
 # rmmod ib_srpt with live sessions and configuration: must be refused or
 # clean, never hang. If it went, load it again and restore the setup.
 . "$REPO/tests/hostile/guest-lib.sh"
-h_bounded 120 rmmod ib_srpt 2>&1
+run_deadline 120 rmmod ib_srpt 2>&1
 rc=$?
 case $rc in
 124) echo "rmmod hung"; exit 1 ;;

@@ -8,17 +8,17 @@
 bad=0
 h_disrupt_begin
 for cycle in 1 2; do
-	h_bounded 120 rdma link delete rxe0 || { echo "cycle $cycle: rdma link delete hung or failed"; exit 1; }
+	run_deadline 120 rdma link delete rxe0 || { echo "cycle $cycle: rdma link delete hung or failed"; exit 1; }
 	sleep 2
-	rdma link add rxe0 type rxe netdev v0 && h_wait 30 h_port_active ||
+	rdma link add rxe0 type rxe netdev v0 && wait_for 30 rxe_port_active ||
 		{ echo "cycle $cycle: cannot re-add rxe0"; exit 1; }
-	if h_wait 10 eval 'h_sanity -n >/dev/null'; then
+	if wait_for 10 eval 'h_sanity -n >/dev/null'; then
 		echo "cycle $cycle: target serves the re-added port with the old configuration"
 	else
 		echo "cycle $cycle: target does not serve the re-added port: rebuilding the configuration"
 		dmesg | grep -E 'ib_srpt|srpt' | tail -n 5 | sed 's/^/    /'
 		[ "$MODULE" = ours ] && bad=1
-		h_bounded 120 h_unconfigure || { echo "could not remove the old configuration"; bad=1; }
+		run_deadline 120 h_unconfigure || { echo "could not remove the old configuration"; bad=1; }
 		h_configure || { echo "could not configure the re-added port"; bad=1; }
 		h_sanity || { echo "no login after rebuilding"; bad=1; }
 	fi

@@ -55,7 +55,7 @@ dump_stuck() {	# kernel stacks of tasks inside the RDMA/SRP stacks, CM IDs
 
 cleanup() {
 	local h p
-	[ -e "$MPDIR/pid" ] && { touch "$MPDIR/stop"; h_wait 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null'; }
+	[ -e "$MPDIR/pid" ] && { touch "$MPDIR/stop"; wait_for 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null'; }
 	ip link set v2 up 2>/dev/null
 	if dmsetup info "$MP" >/dev/null 2>&1; then
 		h_dm_remove "$MP" || { sleep 2; h_dm_remove "$MP"; } ||
@@ -66,7 +66,7 @@ cleanup() {
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
 	for h in $hosts; do
-		h_wait 30 eval "! test -e /sys/class/scsi_host/$h" || { echo "cleanup: $h still there"; bad=1; }
+		wait_for 30 eval "! test -e /sys/class/scsi_host/$h" || { echo "cleanup: $h still there"; bad=1; }
 	done
 	if [ -n "$TPG1" ] && [ -d "$TPG1" ]; then
 		echo 0 >"$TPG1/enable"
@@ -81,8 +81,8 @@ cleanup() {
 		rm -f "$a/lun_0/map"; rmdir "$a/lun_0" "$a"
 	done
 	rm -f "$H_TPG/lun/lun_3/mp_rd"; rmdir "$H_TPG/lun/lun_3" 2>/dev/null
-	rmdir "$H_CFG/core/rd_mcp_0/mp_rd" 2>/dev/null || { echo "cleanup: mp_rd still in use"; bad=1; }
-	h_bounded 60 rdma link delete rxe1 || { echo "cleanup: rdma link delete rxe1 failed"; bad=1; }
+	rmdir "$LIO/core/rd_mcp_0/mp_rd" 2>/dev/null || { echo "cleanup: mp_rd still in use"; bad=1; }
+	run_deadline 60 rdma link delete rxe1 || { echo "cleanup: rdma link delete rxe1 failed"; bad=1; }
 	# (deleting v2 under a stuck rxe1 would block in unregister_netdevice)
 	[ -e /sys/class/infiniband/rxe1 ] || ip link del v2 2>/dev/null
 }
@@ -96,20 +96,20 @@ ip link add v2 type veth peer name v3 && ip link set v2 up && ip link set v3 up 
 sysctl -qw net.ipv6.conf.v2.keep_addr_on_down=1
 ip -6 addr add "$MP_ADDR/64" dev v2 nodad || fail "cannot address v2"
 rdma link add rxe1 type rxe netdev v2 || fail "cannot add rxe1"
-h_wait 30 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 port not ACTIVE"
+wait_for 30 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 port not ACTIVE"
 # One SRP target: every port answers to the same target port ID (srpt_service_guid).
 
 # ---- the same LUN through both target ports ----
 h_rd mp_rd 32 || fail "cannot create mp_rd"
 # A unit serial gives the LU its VPD pages 0x80/0x83: the identity that
 # tells a multipath layer both paths lead to it.
-echo 0badcafe-5150-4d50-a1b2-0123456789ab >"$H_CFG/core/rd_mcp_0/mp_rd/wwn/vpd_unit_serial" ||
+echo 0badcafe-5150-4d50-a1b2-0123456789ab >"$LIO/core/rd_mcp_0/mp_rd/wwn/vpd_unit_serial" ||
 	fail "cannot set the unit serial of mp_rd"
-mkdir -p "$H_TPG/lun/lun_3" && ln -s "$H_CFG/core/rd_mcp_0/mp_rd" "$H_TPG/lun/lun_3/mp_rd" ||
+mkdir -p "$H_TPG/lun/lun_3" && ln -s "$LIO/core/rd_mcp_0/mp_rd" "$H_TPG/lun/lun_3/mp_rd" ||
 	fail "cannot export mp_rd on the rxe0 port"
 h_gid_acls rxe0 "$MP_EXT" 3 || fail "cannot create the rxe0 path ACLs"
-TPG1=$H_CFG/srpt/0x$(tr -d : </sys/class/infiniband/rxe1/ports/1/gids/0)/tpgt_1
-mkdir -p "$TPG1/lun/lun_0" && ln -s "$H_CFG/core/rd_mcp_0/mp_rd" "$TPG1/lun/lun_0/mp_rd" ||
+TPG1=$SRPT_CFS/0x$(tr -d : </sys/class/infiniband/rxe1/ports/1/gids/0)/tpgt_1
+mkdir -p "$TPG1/lun/lun_0" && ln -s "$LIO/core/rd_mcp_0/mp_rd" "$TPG1/lun/lun_0/mp_rd" ||
 	fail "cannot create the rxe1 target port"
 h_gid_acls rxe1 "$MP_EXT" 0 "$TPG1" || fail "cannot create the rxe1 path ACLs"
 echo 1 >"$TPG1/enable" || fail "cannot enable the rxe1 TPG"
@@ -150,7 +150,7 @@ b0=$(sectors_io "$db")
 t_down=$(date +%s.%N)
 ip link set v2 down || fail "cannot take v2 down"
 echo "v2 down"
-h_wait 60 eval '[ "$(path_state $mmb)" = F ]' || { echo "path B not failed 60 s after link down: $(mp_status)"; bad=1; }
+wait_for 60 eval '[ "$(path_state $mmb)" = F ]' || { echo "path B not failed 60 s after link down: $(mp_status)"; bad=1; }
 echo "path B failed after $(echo "$(date +%s.%N) - $t_down" | bc | cut -c1-5) s; rport $(rport_state "$hb")"
 # I/O continues: at least two whole passes start and end while the link is
 # down (link up again before the first reconnect, see above)
@@ -169,17 +169,17 @@ echo "fio passes completed while the rxe1 link was down: $during"
 # ---- bring it back ----
 ip link set v2 up || fail "cannot bring v2 up"
 ip -6 addr replace "$MP_ADDR/64" dev v2 nodad
-h_wait 30 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || { echo "rxe1 not ACTIVE again"; bad=1; }
-if h_wait 120 rport_running "$hb"; then
+wait_for 30 grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || { echo "rxe1 not ACTIVE again"; bad=1; }
+if wait_for 120 rport_running "$hb"; then
 	echo "ib_srp reconnected path B after $(echo "$(date +%s.%N) - $t_up" | bc | cut -c1-5) s"
 else
 	echo "path B rport still $(rport_state "$hb") 120 s after link up"; bad=1
 	dump_stuck
 fi
-h_wait 30 eval "timeout 10 dd if=/dev/$db of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null" ||
+wait_for 30 eval "timeout 10 dd if=/dev/$db of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null" ||
 	{ echo "path B disk not readable again"; bad=1; }
 dmsetup message "$MP" 0 reinstate_path "$mmb" || { echo "reinstate_path failed"; bad=1; }
-h_wait 10 eval '[ "$(path_state $mmb)" = A ]' || { echo "path B not active after reinstate: $(mp_status)"; bad=1; }
+wait_for 10 eval '[ "$(path_state $mmb)" = A ]' || { echo "path B not active after reinstate: $(mp_status)"; bad=1; }
 b1=$(sectors_io "$db")
 sleep 10
 b2=$(sectors_io "$db")
@@ -189,7 +189,7 @@ echo "map: $(mp_status)"
 
 # ---- fio verdict ----
 touch "$MPDIR/stop"
-h_wait 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null' || { echo "fio on the map did not finish"; bad=1; }
+wait_for 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null' || { echo "fio on the map did not finish"; bad=1; }
 rm -f "$MPDIR/pid"
 passes=0 verr=0 ioerr=0
 for f in "$MPDIR"/rc.*; do

@@ -8,7 +8,7 @@
 bad=0
 a=$H_TPG/attrib/use_srq
 h_disrupt_begin
-h_bounded 60 sh -c "echo 1 >'$a'" || { echo "use_srq=1 failed or hung"; exit 1; }
+run_deadline 60 sh -c "echo 1 >'$a'" || { echo "use_srq=1 failed or hung"; exit 1; }
 [ "$(cat "$a")" = 1 ] || { echo "use_srq reads $(cat "$a") after writing 1"; exit 1; }
 h_srp_recover 60 || { echo "the Linux initiator did not log in again on the SRQ"; bad=1; }
 h_disrupt_end
@@ -29,7 +29,7 @@ done
 echo "SRQ: $n cases, failed:${failed:- none}"
 [ -z "$failed" ] || bad=1
 h_disrupt_begin
-h_bounded 60 sh -c "echo 0 >'$a'" || { echo "use_srq=0 failed or hung"; bad=1; }
+run_deadline 60 sh -c "echo 0 >'$a'" || { echo "use_srq=0 failed or hung"; bad=1; }
 h_srp_recover 60 || { echo "the Linux initiator did not log in again without the SRQ"; bad=1; }
 h_disrupt_end
 exit $bad

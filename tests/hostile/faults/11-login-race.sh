@@ -42,7 +42,7 @@ cfgw() {
 	local what=$1 rc t0 o=$R/cfgw.$BASHPID
 	shift
 	t0=$(date +%s%N)
-	h_bounded 30 "$@" >"$o" 2>&1
+	run_deadline 30 "$@" >"$o" 2>&1
 	rc=$?
 	echo "$(( ($(date +%s%N) - t0) / 1000000 )) $what" >>"$R/cfgtimes"
 	if [ "$rc" = 124 ]; then
@@ -57,15 +57,15 @@ acl_del() { rm -f "$1/lun_0/map" && rmdir "$1/lun_0" "$1"; }
 race_acls() { ls -d "$H_TPG"/acls/0x$RACE_EXT* 2>/dev/null; }
 
 fio_host=$(sed -n 's/^H_SHOST=//p' "$H_STATE")
-race_hosts() { h_srp_hosts | grep -vx "$fio_host"; }
+race_hosts() { srp_hosts | sed 's/^/host/' | grep -vx "$fio_host"; }
 
 # Delete every race login; fail if its SCSI host does not go within 60 s.
 race_logout() {
 	local h p
 	for h in $(race_hosts); do
 		p=/sys/class/srp_remote_ports/port-${h#host}:1
-		[ -e "$p/delete" ] && h_bounded 30 sh -c "echo 1 >'$p/delete'" >"$R/del.out" 2>&1
-		if ! h_wait 60 eval "! test -e /sys/class/scsi_host/$h"; then
+		[ -e "$p/delete" ] && run_deadline 30 sh -c "echo 1 >'$p/delete'" >"$R/del.out" 2>&1
+		if ! wait_for 60 eval "! test -e /sys/class/scsi_host/$h"; then
 			echo "race login $h still there 60 s after its remote port was deleted" \
 				"($(cat "$p/state" 2>/dev/null))" >>"$R/hung"
 			return 1
@@ -76,7 +76,7 @@ race_logout() {
 loop_hostile() {
 	local ok=0 ref=0 rc
 	while [ ! -e "$R/stop" ]; do
-		timeout -k 5 60 "$HOSTILE" -a "$H_ADDR" -p "$H_PORT" -g "$H_GUID" -I "$H_IPORT" \
+		timeout -k 5 60 "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" -I "$H_IPORT" \
 			-c sanity -n -t 30 >"$R/h.out" 2>&1
 		rc=$?
 		case $rc in
@@ -98,7 +98,7 @@ loop_srp() {
 	while [ ! -e "$R/stop" ]; do
 		# add_target returns after ib_srp's SCSI scan: when the channel is
 		# closed under it, that lasts until fast_io_fail_tmo (15 s) and more
-		h_bounded 120 sh -c "echo 'id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$H_PORT,initiator_ext=$RACE_EXT' >$AT" \
+		run_deadline 120 sh -c "echo 'id_ext=$H_G16,ioc_guid=$H_G16,dest=[$H_ADDR]:$RDMA_CM_PORT,initiator_ext=$RACE_EXT' >$AT" \
 			>"$R/s.out" 2>&1
 		rc=$?
 		if [ "$rc" = 124 ]; then
@@ -151,7 +151,7 @@ loop_tpg() {
 }
 
 # ---- before ----
-h_wait 30 h_disk_ok || echo "note: the fio disk was not readable before the race"
+wait_for 30 h_disk_ok || echo "note: the fio disk was not readable before the race"
 base_qp=$(h_rc_qps) base_cm=$(h_cm_ids)
 before=$(cfg_snapshot)
 echo "before: $base_qp RC QPs, $base_cm connected CM IDs"
@@ -170,7 +170,7 @@ done
 touch "$R/stop"
 # Every step of a loop is bounded (120 s at most, plus a 60 s logout wait).
 for p in $p1 $p2 $p3 $p4; do
-	h_wait 200 eval "! kill -0 $p 2>/dev/null" || echo "a race loop did not stop within 200 s" >>"$R/hung"
+	wait_for 200 eval "! kill -0 $p 2>/dev/null" || echo "a race loop did not stop within 200 s" >>"$R/hung"
 done
 read -r h_ok h_ref 2>/dev/null <"$R/h.count" || h_ok=0 h_ref=0
 read -r s_ok s_ref 2>/dev/null <"$R/s.count" || s_ok=0 s_ref=0
@@ -212,7 +212,7 @@ h_sanity || { echo "no fresh login after the race"; bad=1; }
 h_srp_recover 60 || { echo "the Linux initiator did not get its disk back"; bad=1; }
 h_disrupt_end
 at_base() { [ "$(h_rc_qps)" = "$base_qp" ] && [ "$(h_cm_ids)" = "$base_cm" ]; }
-if h_wait 90 at_base; then
+if wait_for 90 at_base; then
 	echo "after: $(h_rc_qps) RC QPs, $(h_cm_ids) connected CM IDs (as before)"
 else
 	echo "channels left over: $(h_rc_qps) RC QPs (before $base_qp), $(h_cm_ids) connected CM IDs (before $base_cm) after 90 s"

@@ -34,7 +34,7 @@ no() { echo "FAIL: $*"; bad=1; }
 # ---- setup: backstore, LUN, ACLs ----
 orig=$(cat "$A" 2>/dev/null) || { echo "no srp_sq_size attribute at $A"; exit 1; }
 h_rd stress_rd 96 || { echo "cannot create the stress_rd ramdisk"; exit 1; }
-mkdir -p "$LUN" && { [ -L "$LUN/stress_rd" ] || ln -s "$H_CFG/core/rd_mcp_0/stress_rd" "$LUN/stress_rd"; } ||
+mkdir -p "$LUN" && { [ -L "$LUN/stress_rd" ] || ln -s "$LIO/core/rd_mcp_0/stress_rd" "$LUN/stress_rd"; } ||
 	{ echo "cannot export stress_rd as lun_4"; exit 1; }
 h_gid_acls rxe0 "$QS_EXT" 4 || { echo "cannot create the qs ACLs"; exit 1; }
 
@@ -50,8 +50,8 @@ qs_logout() {
 	local p
 	[ -n "$host" ] || return 0
 	p=/sys/class/srp_remote_ports/port-${host#host}:1
-	[ -e "$p/delete" ] && h_bounded 30 sh -c "echo 1 >'$p/delete'" >/dev/null 2>&1
-	h_wait 60 eval "! test -e /sys/class/scsi_host/$host" ||
+	[ -e "$p/delete" ] && run_deadline 30 sh -c "echo 1 >'$p/delete'" >/dev/null 2>&1
+	wait_for 60 eval "! test -e /sys/class/scsi_host/$host" ||
 		{ echo "stress login $host still there 60 s after its remote port was deleted"; return 1; }
 	host= disk=
 }
@@ -64,7 +64,7 @@ in_cmds() { cat "$LUN/statistics/scsi_tgt_port/in_cmds" 2>/dev/null || echo 0; }
 # 137, or could not be reaped at all).
 fio_run() {
 	local rc
-	h_bounded $(($1 + 20)) timeout -k 10 "$1" fio --filename="$node" --direct=1 \
+	run_deadline $(($1 + 20)) timeout -k 10 "$1" fio --filename="$node" --direct=1 \
 		--ioengine=libaio --iodepth="$QD" --verify=crc32c --verify_fatal=0 --randrepeat=0 \
 		--name=rand4k --rw=randwrite --bs=4k --size="$3" --offset=0 \
 		--name=mix1m --rw=randrw --rwmixread=50 --bs=1M --size="$4" --offset=32M \
@@ -95,9 +95,9 @@ tmf_driver() {
 	to=$(cat "/sys/block/${disk#/dev/}/device/timeout")
 	while [ $(( $(date +%s) - t0 )) -lt "$1" ] && [ ! -e "$D/stop.tmf" ]; do
 		sleep 2
-		if h_bounded 60 sg_reset -d "$node" >/dev/null 2>&1; then d=$((d + 1)); else df=$((df + 1)); fi
+		if run_deadline 60 sg_reset -d "$node" >/dev/null 2>&1; then d=$((d + 1)); else df=$((df + 1)); fi
 		sleep 3
-		if h_bounded 90 sg_reset -t "$node" >/dev/null 2>&1; then t=$((t + 1)); else tf=$((tf + 1)); fi
+		if run_deadline 90 sg_reset -t "$node" >/dev/null 2>&1; then t=$((t + 1)); else tf=$((tf + 1)); fi
 		sleep 2
 		echo 1 >"/sys/block/${disk#/dev/}/device/timeout" 2>/dev/null && s=$((s + 1))
 		sleep 6
@@ -113,7 +113,7 @@ run_size() {
 	local sq=$1 m out rc v n0 n1 tmo0 tmo1 err0 err1 eh k passes=0 ok=0 vb=0 cmds=0 ioerr=0
 	local tpid
 	echo "--- srp_sq_size $sq"
-	h_bounded 30 sh -c "echo $sq >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$sq" ] ||
+	run_deadline 30 sh -c "echo $sq >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$sq" ] ||
 		{ no "srp_sq_size $sq not accepted (reads $(cat "$A"))"; return; }
 	if ! qs_login; then
 		no "sq $sq: stress login failed"
@@ -174,7 +174,7 @@ run_size() {
 		grep -aq 'io_u error' "$out" && ioerr=$((ioerr + 1))
 	done
 	touch "$D/stop.tmf"
-	h_wait 120 eval "! kill -0 $tpid 2>/dev/null" || no "sq $sq phase B: a TMF (sg_reset) hung for over 120 s"
+	wait_for 120 eval "! kill -0 $tpid 2>/dev/null" || no "sq $sq phase B: a TMF (sg_reset) hung for over 120 s"
 	read -r d df t tf s 2>/dev/null <"$D/tmf" || d=0 df=0 t=0 tf=0 s=0
 	n1=$(in_cmds)
 	eh=$(eh_lines "$m")
@@ -186,8 +186,8 @@ run_size() {
 
 	# -- afterwards: the disk still works --
 	out=$D/c.$sq
-	# (timeout(1) would wait for a dd stuck in the kernel: h_bounded gives up)
-	if h_wait 60 eval "h_bounded 20 dd if=$node of=/dev/null bs=4k count=1 iflag=direct status=none >/dev/null 2>&1" &&
+	# (timeout(1) would wait for a dd stuck in the kernel: run_deadline gives up)
+	if wait_for 60 eval "run_deadline 20 dd if=$node of=/dev/null bs=4k count=1 iflag=direct status=none >/dev/null 2>&1" &&
 		fio_run 75 "$out" 8M 16M &&
 		[ "$(verrs "$out")" = 0 ]; then
 		echo "after the TMFs: clean verify pass ($(ios "$out") commands), device state $(sdattr state)"
@@ -209,7 +209,7 @@ for size in ${HOSTILE_SQ_SIZES:-min 4096}; do
 	fi
 	min=
 	for v in $(seq 1 64); do
-		if h_bounded 10 sh -c "echo $v >'$A'" >/dev/null 2>&1; then
+		if run_deadline 10 sh -c "echo $v >'$A'" >/dev/null 2>&1; then
 			min=$v
 			break
 		fi
@@ -224,14 +224,14 @@ done
 
 # ---- cleanup ----
 qs_logout || bad=1
-h_bounded 30 sh -c "echo $orig >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$orig" ] ||
+run_deadline 30 sh -c "echo $orig >'$A'" >/dev/null 2>&1 && [ "$(cat "$A")" = "$orig" ] ||
 	{ no "cannot restore srp_sq_size $orig"; }
 for a in "$H_TPG"/acls/0x$QS_EXT*; do
 	[ -d "$a" ] || continue
 	rm -f "$a/lun_0/map"; rmdir "$a/lun_0" "$a" || { no "cannot remove ACL $a"; }
 done
 rm -f "$LUN/stress_rd"; rmdir "$LUN" || no "cannot remove lun_4"
-rmdir "$H_CFG/core/rd_mcp_0/stress_rd" || no "cannot remove stress_rd (still in use?)"
+rmdir "$LIO/core/rd_mcp_0/stress_rd" || no "cannot remove stress_rd (still in use?)"
 echo "commands completed by the stress initiator's fio: $total_cmds"
 h_sanity || no "hostile sanity failed afterwards"
 exit $bad

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Helpers shared by the scripts in scripts/ (sourced, never run); tests/lib.sh
+# sources it too, for SPLAT_RE:
+#   SPLAT_RE                 kernel splat lines (grep -E) in dmesg or a console
+#   heavy_lock               path of the machine-wide lock that serializes
+#                            heavy jobs (QEMU guests, kernel/module builds)
+#   build_module_locked LOG  `make module` for KVER into CACHE under that lock
+#   headers_releases [K]     releases with kernel headers (/lib/modules/<r>/build)
+#   newest_headers [K]       the newest of them
+# The guest-side helpers are tests/lib.sh.
+
+# Oopses, WARNINGs, BUGs, hung tasks, lockdep and RCU reports, sanitizers.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
+
+# heavy_lock: HEAVY_LOCK if set, else /var/cache/ib_srpt/heavy.lock. The
+# lock is one per machine: a run with its own CACHE still takes this one,
+# so that two QEMU guests or heavy builds never run at the same time.
+heavy_lock() {
+	local l=${HEAVY_LOCK:-/var/cache/ib_srpt/heavy.lock}
+	mkdir -p "$(dirname "$l")"
+	echo "$l"
+}
+
+# build_module_locked LOG: build our ib_srpt.ko for KVER into
+# CACHE/build-KVER (`make module`) under the heavy lock, output in LOG.
+# Needs REPO, KVER and CACHE; returns make's status.
+build_module_locked() {
+	flock "$(heavy_lock)" make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" >"$1" 2>&1
+}
+
+# headers_releases [RELEASE|SERIES]: kernel releases with headers installed
+# (a /lib/modules/<release>/build directory), oldest first. A release with
+# headers names only itself; a series (6.1, 6.12) every release of it
+# (6.12.x..., 6.1-...); no argument: all of them.
+headers_releases() {
+	local k=${1:-} b r
+	if [ -n "$k" ] && [ -d "/lib/modules/$k/build" ]; then
+		echo "$k"
+		return 0
+	fi
+	for b in /lib/modules/*/build; do
+		[ -d "$b" ] || continue
+		r=${b#/lib/modules/}
+		r=${r%/build}
+		[ -z "$k" ] || [[ "$r" == "$k".* || "$r" == "$k"-* ]] || continue
+		echo "$r"
+	done | sort -V
+}
+
+# newest_headers [RELEASE|SERIES]: the newest of headers_releases; prints
+# nothing (status 0) when there is none.
+newest_headers() { headers_releases "${1:-}" | tail -n 1; }
