@@ -265,10 +265,10 @@ struct srpt_data_desc {
 
 /* In the form rtslib expects in the ACL's info (TARG_CONN_STATE_...). */
 static const char * const srpt_ch_state_names[] = {
-	[CH_CONNECTING]		= "CONNECTING",
-	[CH_LIVE]		= "LIVE",
-	[CH_DRAINING]		= "DRAINING",
-	[CH_DISCONNECTED]	= "DISCONNECTED",
+	[SRPT_CH_LOGGING_IN]		= "CONNECTING",
+	[SRPT_CH_LIVE]		= "LIVE",
+	[SRPT_CH_DRAINING]		= "DRAINING",
+	[SRPT_CH_DRAINED]	= "DISCONNECTED",
 };
 
 /**
@@ -277,7 +277,7 @@ static const char * const srpt_ch_state_names[] = {
  *
  * Return: a static string.
  */
-static const char *srpt_ch_state_name(enum rdma_ch_state s)
+static const char *srpt_ch_state_name(enum srpt_ch_phase s)
 {
 	if ((unsigned int)s < ARRAY_SIZE(srpt_ch_state_names))
 		return srpt_ch_state_names[s];
@@ -328,9 +328,9 @@ static void srpt_sdev_put(struct srpt_device *sdev)
  *
  * Return: true if the state changed.
  */
-static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum rdma_ch_state new_state)
+static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_phase new_state)
 {
-	enum rdma_ch_state old;
+	enum srpt_ch_phase old;
 	unsigned long flags;
 	bool changed = false;
 
@@ -590,7 +590,7 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 	iocp->rdma_read_depth = SRPT_DM_RDMA_READ_DEPTH;
 	iocp->send_size = cpu_to_be32(srp_max_req_size);
 	iocp->rdma_size = cpu_to_be32(min_t(u32,
-					    sport->port_attrib.srp_max_rdma_size,
+					    sport->limits.srp_max_rdma_size,
 					    SRPT_DM_MAX_RDMA_SIZE));
 	iocp->op_cap_mask = SRP_SEND_TO_IOC | SRP_SEND_FROM_IOC |
 			    SRP_RDMA_READ_FROM_IOC | SRP_RDMA_WRITE_FROM_IOC;
@@ -1002,18 +1002,18 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @ioctx: send I/O context of the command.
  * @new: new state.
  *
- * A command that reached SRPT_STATE_DONE keeps that state.
+ * A command that reached SRPT_CMD_FINISHED keeps that state.
  *
  * Return: the previous state.
  */
-static enum srpt_command_state
-srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
+static enum srpt_cmd_phase
+srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_phase new)
 {
-	enum srpt_command_state previous = READ_ONCE(ioctx->state);
+	enum srpt_cmd_phase previous = READ_ONCE(ioctx->state);
 
 	/* Lockless: two to four transitions per command, from any context. */
 	do {
-		if (previous == SRPT_STATE_DONE)
+		if (previous == SRPT_CMD_FINISHED)
 			break;
 	} while (!try_cmpxchg(&ioctx->state, &previous, new));
 	return previous;
@@ -1028,10 +1028,10 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
  * Return: true if the state was @old and is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
-					enum srpt_command_state old,
-					enum srpt_command_state new)
+					enum srpt_cmd_phase old,
+					enum srpt_cmd_phase new)
 {
-	WARN_ON_ONCE(old == SRPT_STATE_DONE);
+	WARN_ON_ONCE(old == SRPT_CMD_FINISHED);
 	return try_cmpxchg(&ioctx->state, &old, new);
 }
 
@@ -1100,7 +1100,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 
-	if (srpt_set_ch_state(ch, CH_DISCONNECTED))
+	if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
 		queue_work(srpt_wq, &ch->release_work);
 	else
 		srpt_ch_err(ch, "drain completion in state %s\n",
@@ -1338,8 +1338,8 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 		return NULL;
 
 	WARN_ON_ONCE(ioctx->ch != ch);
-	ioctx->state = SRPT_STATE_NEW;
-	ioctx->n_rw_ctx = 0;
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->n_segs = 0;
 	ioctx->n_rdma = 0;
 	ioctx->recv_ioctx = NULL;
 	ioctx->rbufs = NULL;
@@ -1390,7 +1390,7 @@ static void srpt_repost_recv(struct srpt_rdma_ch *ch,
 	struct srpt_device *sdev = ch->sport->sdev;
 	int ret;
 
-	if (!ch->use_srq && ch->state > CH_LIVE)
+	if (!ch->use_srq && ch->state > SRPT_CH_LIVE)
 		return;
 	ret = srpt_post_recv(sdev, ch, recv);
 	if (ret)
@@ -1414,28 +1414,28 @@ static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_free_rw_ctxs() - release the RDMA contexts of a command.
+ * srpt_unmap_segs() - release the RDMA contexts of a command.
  * @ch: channel.
  * @ioctx: command.
  */
-static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
+static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ioctx)
 {
 	enum dma_data_direction dir = target_reverse_dma_direction(&ioctx->cmd);
 	unsigned int i;
 
-	for (i = 0; i < ioctx->n_rw_ctx; i++) {
-		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[i];
+	for (i = 0; i < ioctx->n_segs; i++) {
+		struct srpt_xfer_seg *ctx = &ioctx->segs[i];
 
 		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->sport->port,
 				    ctx->sg, ctx->nents, dir);
 		if (ctx->sg != ioctx->cmd.t_data_sg)
 			kfree(ctx->sg);
 	}
-	if (ioctx->rw_ctxs != &ioctx->s_rw_ctx)
-		kvfree(ioctx->rw_ctxs);
-	ioctx->rw_ctxs = NULL;
-	ioctx->n_rw_ctx = 0;
+	if (ioctx->segs != &ioctx->seg0)
+		kvfree(ioctx->segs);
+	ioctx->segs = NULL;
+	ioctx->n_segs = 0;
 }
 
 /**
@@ -1488,14 +1488,14 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 }
 
 /**
- * srpt_alloc_rw_ctxs() - set up the RDMA transfers of a command.
+ * srpt_map_segs() - set up the RDMA transfers of a command.
  * @ch: channel.
  * @ioctx: command, with its remote descriptors and LIO data buffer.
  * @dir: DMA direction from the HCA's point of view.
  *
  * Return: 0 or a negative errno; on error nothing is left allocated.
  */
-static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
+static int srpt_map_segs(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ioctx,
 			      enum dma_data_direction dir)
 {
@@ -1505,20 +1505,20 @@ static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
 	unsigned int i;
 	int ret;
 
-	ioctx->n_rw_ctx = 0;
+	ioctx->n_segs = 0;
 	ioctx->n_rdma = 0;
 	if (ioctx->n_rbufs <= 1) {
-		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
+		ioctx->segs = &ioctx->seg0;
 	} else {
-		ioctx->rw_ctxs = kvcalloc(ioctx->n_rbufs, sizeof(*ioctx->rw_ctxs),
+		ioctx->segs = kvcalloc(ioctx->n_rbufs, sizeof(*ioctx->segs),
 					  GFP_KERNEL);
-		if (!ioctx->rw_ctxs)
+		if (!ioctx->segs)
 			return -ENOMEM;
 	}
 
 	for (i = 0; i < ioctx->n_rbufs && off < total; i++) {
 		const struct srp_direct_buf *db = &ioctx->rbufs[i];
-		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[ioctx->n_rw_ctx];
+		struct srpt_xfer_seg *ctx = &ioctx->segs[ioctx->n_segs];
 		u32 len = min_t(u64, be32_to_cpu(db->len), total - off);
 
 		if (!len)
@@ -1544,13 +1544,13 @@ static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
 			goto err;
 		}
 		ioctx->n_rdma += ret;
-		ioctx->n_rw_ctx++;
+		ioctx->n_segs++;
 		off += len;
 	}
 	return 0;
 
 err:
-	srpt_free_rw_ctxs(ch, ioctx);
+	srpt_unmap_segs(ch, ioctx);
 	return ret;
 }
 
@@ -1570,8 +1570,8 @@ static int srpt_post_rw(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ioctx,
 	struct ib_send_wr *first = next;
 	int i;
 
-	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--) {
-		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
+	for (i = ioctx->n_segs - 1; i >= 0; i--) {
+		first = rdma_rw_ctx_wrs(&ioctx->segs[i].rw, ch->qp,
 					ch->sport->port, cqe, first);
 		cqe = NULL;
 	}
@@ -1657,7 +1657,7 @@ static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 /**
  * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
  * @ch: channel.
- * @ioctx: command, with @ioctx->n_rdma set by srpt_alloc_rw_ctxs().
+ * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs().
  *
  * Transfers start in arrival order: while others wait, a new one queues
  * behind them even if it would fit, so a large transfer cannot starve.
@@ -1720,23 +1720,23 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
  */
 static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 {
-	enum srpt_command_state state;
+	enum srpt_cmd_phase state;
 
 	/* The target core still owns a command waiting for data: fail it. */
-	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-					SRPT_STATE_DATA_IN)) {
+	if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
+					SRPT_CMD_EXECUTING)) {
 		transport_generic_request_failure(&ioctx->cmd,
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;
 	}
 
-	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	state = srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
 	switch (state) {
-	case SRPT_STATE_CMD_RSP_SENT:
-	case SRPT_STATE_MGMT_RSP_SENT:
+	case SRPT_CMD_RSP_POSTED:
+	case SRPT_CMD_TMF_RSP_POSTED:
 		transport_generic_free_cmd(&ioctx->cmd, 0);
 		break;
-	case SRPT_STATE_DONE:
+	case SRPT_CMD_FINISHED:
 		break;
 	default:
 		srpt_ch_err(ioctx->ch, "abort of tag %llu in state %d\n",
@@ -1760,7 +1760,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ioctx->n_rdma = 0;
 	/* Unmap before the backend reads the data. */
-	srpt_free_rw_ctxs(ch, ioctx);
+	srpt_unmap_segs(ch, ioctx);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -1771,8 +1771,8 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 			srpt_close_ch_async(ch);
 		}
 		srpt_abort_cmd(ioctx);
-	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-					       SRPT_STATE_DATA_IN)) {
+	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
+					       SRPT_CMD_EXECUTING)) {
 		atomic64_add(ioctx->cmd.data_length, &ch->stats.bytes_in);
 		target_execute_cmd(&ioctx->cmd);
 	} else {
@@ -1825,7 +1825,7 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 static void srpt_credit_return(struct srpt_rdma_ch *ch)
 {
 	atomic_inc(&ch->req_lim_delta);
-	if (READ_ONCE(ch->state) == CH_LIVE)
+	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
 		queue_delayed_work(srpt_wq, &ch->cred_work, SRPT_CRED_REQ_DELAY);
 }
 
@@ -2064,7 +2064,7 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
-	rdma_rw_ctx_destroy(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+	rdma_rw_ctx_destroy(&ioctx->seg0.rw, ch->qp, ch->sport->port,
 			    &ioctx->ext_sg, 1, DMA_FROM_DEVICE);
 	atomic_dec(&ch->tbl_fetches);
 }
@@ -2075,7 +2075,7 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
  */
 static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 {
-	srpt_set_cmd_state(ioctx, SRPT_STATE_NEW);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
 	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
 }
 
@@ -2113,7 +2113,7 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		atomic64_inc(&ch->stats.ext_tables);
 		ioctx->rbufs = ioctx->ext_tbl;
-		srpt_set_cmd_state(ioctx, SRPT_STATE_NEW);
+		srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
 		srpt_submit_cmd(ioctx);
 	}
 	srpt_sq_release(ch, n);
@@ -2128,7 +2128,7 @@ static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	struct ib_send_wr *first;
 
-	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
 		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		ioctx->n_rdma = 0;
 		srpt_table_ctx_destroy(ioctx);
@@ -2136,7 +2136,7 @@ static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 		return;
 	}
 	ioctx->rdma_cqe.done = srpt_table_done;
-	first = rdma_rw_ctx_wrs(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+	first = rdma_rw_ctx_wrs(&ioctx->seg0.rw, ch->qp, ch->sport->port,
 				&ioctx->rdma_cqe, NULL);
 	if (unlikely(ib_post_send(ch->qp, first, NULL))) {
 		srpt_ch_err_ratelimited(ch, "posting the table fetch of tag %#llx failed\n",
@@ -2169,13 +2169,13 @@ static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 		goto busy;
 	ioctx->n_rbufs = n;
 	sg_init_one(&ioctx->ext_sg, ioctx->ext_tbl, len);
-	ret = rdma_rw_ctx_init(&ioctx->s_rw_ctx.rw, ch->qp, ch->sport->port,
+	ret = rdma_rw_ctx_init(&ioctx->seg0.rw, ch->qp, ch->sport->port,
 			       &ioctx->ext_sg, 1, 0, be64_to_cpu(td->va),
 			       be32_to_cpu(td->key), DMA_FROM_DEVICE);
 	if (ret < 0)
 		goto busy;
 	ioctx->n_rdma = ret;
-	srpt_set_cmd_state(ioctx, SRPT_STATE_TABLE);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_FETCH_TABLE);
 	switch (srpt_sq_reserve(ch, ioctx)) {
 	case SRPT_SQ_RESERVED:
 		srpt_post_table_read(ioctx);
@@ -2310,7 +2310,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	ioctx->tag = tsk->tag;
 	atomic64_inc(&ch->stats.tmfs);
 	trace_srpt_tmf(ch, tsk);
-	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_TMF);
 	srpt_ch_debug(ch, "TMF %#x tag %#llx task %#llx lun %llu\n",
 		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
 	/* Everything needed was copied: the buffer can go back now. */
@@ -2488,7 +2488,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_recv_ioctx *recv =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
-	enum rdma_ch_state state;
+	enum srpt_ch_phase state;
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -2523,10 +2523,10 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * RTU (which sets the flag before the state) make the wait list busy.
 	 */
 	state = smp_load_acquire(&ch->state);
-	if (state != CH_LIVE || READ_ONCE(ch->processing_wait_list)) {
+	if (state != SRPT_CH_LIVE || READ_ONCE(ch->processing_wait_list)) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		state = ch->state;
-		if (state == CH_CONNECTING || ch->processing_wait_list) {
+		if (state == SRPT_CH_LOGGING_IN || ch->processing_wait_list) {
 			list_add_tail(&recv->wait_list, &ch->cmd_wait_list);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
@@ -2534,7 +2534,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 	}
 
-	if (likely(state == CH_LIVE)) {
+	if (likely(state == SRPT_CH_LIVE)) {
 		if (unlikely(!srpt_handle_new_iu(ch, recv)))
 			srpt_wait_for_ioctx(ch, recv);
 	} else if (ch->use_srq) {
@@ -2558,7 +2558,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
-		if (list_empty(&ch->cmd_wait_list) || ch->state != CH_LIVE) {
+		if (list_empty(&ch->cmd_wait_list) || ch->state != SRPT_CH_LIVE) {
 			WRITE_ONCE(ch->processing_wait_list, false);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
@@ -2604,11 +2604,11 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
-	enum srpt_command_state state;
+	enum srpt_cmd_phase state;
 	u32 n = ioctx->n_rdma;
 
-	state = srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
-	if (state != SRPT_STATE_CMD_RSP_SENT && state != SRPT_STATE_MGMT_RSP_SENT)
+	state = srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
+	if (state != SRPT_CMD_RSP_POSTED && state != SRPT_CMD_TMF_RSP_POSTED)
 		srpt_ch_err(ch, "send completion for tag %#llx in state %d\n",
 			    ioctx->tag, state);
 
@@ -2621,7 +2621,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_close_ch_async(ch);
 	}
 
-	srpt_free_rw_ctxs(ch, ioctx);
+	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 	srpt_sq_release(ch, n);
 }
@@ -2635,8 +2635,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 {
 	atomic64_inc(&ioctx->ch->stats.dropped);
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
-	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
+	srpt_unmap_segs(ioctx->ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 }
 
@@ -2682,7 +2682,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	struct ib_sge sge;
 	int len, ret;
 
-	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
 		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		ioctx->n_rdma = 0;
 		srpt_drop_cmd(ioctx);
@@ -2697,7 +2697,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	} else {
 		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
 					 cmd->scsi_status);
-		if (ioctx->n_rw_ctx)
+		if (ioctx->n_segs)
 			atomic64_add(cmd->data_length, &ch->stats.bytes_out);
 		if (cmd->scsi_status != SAM_STAT_GOOD)
 			atomic64_inc(&ch->stats.failed);
@@ -2722,7 +2722,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	send_wr.opcode = IB_WR_SEND;
 
 	srpt_release_recv(ioctx);
-	if (ioctx->n_rw_ctx)
+	if (ioctx->n_segs)
 		ret = srpt_post_rw(ch, ioctx, NULL, &send_wr);
 	else
 		ret = ib_post_send(ch->qp, &send_wr, NULL);
@@ -2745,10 +2745,10 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	int ret;
 
-	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
 		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		ioctx->n_rdma = 0;
-		srpt_free_rw_ctxs(ch, ioctx);
+		srpt_unmap_segs(ch, ioctx);
 		srpt_abort_cmd(ioctx);
 		return;
 	}
@@ -2767,9 +2767,9 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
  */
 static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 {
-	if (ioctx->state == SRPT_STATE_TABLE)
+	if (ioctx->state == SRPT_CMD_FETCH_TABLE)
 		srpt_post_table_read(ioctx);
-	else if (ioctx->state == SRPT_STATE_NEED_DATA)
+	else if (ioctx->state == SRPT_CMD_WAIT_DATA)
 		srpt_post_read(ioctx);
 	else
 		srpt_post_response(ioctx);
@@ -2783,13 +2783,13 @@ static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
 {
 	ioctx->n_rdma = 0;
-	if (ioctx->state == SRPT_STATE_TABLE) {
+	if (ioctx->state == SRPT_CMD_FETCH_TABLE) {
 		srpt_table_ctx_destroy(ioctx);
 		srpt_table_fail(ioctx);
 		return;
 	}
-	srpt_free_rw_ctxs(ioctx->ch, ioctx);
-	if (ioctx->state == SRPT_STATE_NEED_DATA)
+	srpt_unmap_segs(ioctx->ch, ioctx);
+	if (ioctx->state == SRPT_CMD_WAIT_DATA)
 		srpt_abort_cmd(ioctx);
 	else
 		srpt_drop_cmd(ioctx);
@@ -2812,7 +2812,7 @@ static int srpt_queue_response(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
-	enum srpt_command_state prev;
+	enum srpt_cmd_phase prev;
 	bool with_data;
 	int ret;
 
@@ -2821,22 +2821,22 @@ static int srpt_queue_response(struct se_cmd *cmd)
 		    (cmd->scsi_status == SAM_STAT_GOOD ||
 		     (cmd->se_cmd_flags & SCF_TREAT_READ_AS_NORMAL));
 
-	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
-					       SRPT_STATE_CMD_RSP_SENT);
-	if (unlikely(prev == SRPT_STATE_DONE)) {
+	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_CMD_TMF_RSP_POSTED :
+					       SRPT_CMD_RSP_POSTED);
+	if (unlikely(prev == SRPT_CMD_FINISHED)) {
 		srpt_ch_debug(ch, "no response for aborted tag %#llx\n",
 			      ioctx->tag);
 		return 0;
 	}
 
-	if (unlikely(READ_ONCE(ch->state) != CH_LIVE)) {
+	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
 		srpt_drop_cmd(ioctx);
 		return 0;
 	}
 
 	ioctx->n_rdma = 0;
 	if (with_data) {
-		ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_TO_DEVICE);
+		ret = srpt_map_segs(ch, ioctx, DMA_TO_DEVICE);
 		if (ret == -ENOMEM || ret == -EAGAIN) {
 			srpt_set_cmd_state(ioctx, prev);
 			return ret;
@@ -2857,7 +2857,7 @@ static int srpt_queue_response(struct se_cmd *cmd)
 		}
 		if (ret) {
 			/* The data cannot be delivered: say so, do not hang. */
-			srpt_free_rw_ctxs(ch, ioctx);
+			srpt_unmap_segs(ch, ioctx);
 			ioctx->n_rdma = 0;
 			srpt_set_sense(ioctx, ABORTED_COMMAND, 0, 0);
 		}
@@ -2909,7 +2909,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
 	atomic64_inc(&ioctx->ch->stats.aborts);
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
 }
 
 /**
@@ -2939,20 +2939,20 @@ static int srpt_write_pending(struct se_cmd *cmd)
 				return -EIO;
 		}
 		atomic64_add(cmd->data_length, &ch->stats.bytes_in);
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		srpt_set_cmd_state(ioctx, SRPT_CMD_EXECUTING);
 		target_execute_cmd(cmd);
 		return 0;
 	}
-	if (unlikely(READ_ONCE(ch->state) != CH_LIVE))
+	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE))
 		return -EIO;
 
-	srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA);
-	ret = srpt_alloc_rw_ctxs(ch, ioctx, DMA_FROM_DEVICE);
+	srpt_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA);
+	ret = srpt_map_segs(ch, ioctx, DMA_FROM_DEVICE);
 	if (ret)
 		/* -EAGAIN: the QP's MR pool is empty until transfers end. */
 		return ret == -ENOMEM || ret == -EAGAIN ? ret : -EIO;
-	if (!ioctx->n_rw_ctx) {
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+	if (!ioctx->n_segs) {
+		srpt_set_cmd_state(ioctx, SRPT_CMD_EXECUTING);
 		target_execute_cmd(cmd);
 		return 0;
 	}
@@ -2967,7 +2967,7 @@ static int srpt_write_pending(struct se_cmd *cmd)
 		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
 					 ioctx->tag, ioctx->n_rdma,
 					 ch->sq_rdma_wrs);
-		srpt_free_rw_ctxs(ch, ioctx);
+		srpt_unmap_segs(ch, ioctx);
 		ioctx->n_rdma = 0;
 		return -EIO;
 	}
@@ -2977,7 +2977,7 @@ static int srpt_write_pending(struct se_cmd *cmd)
  * srpt_get_tcm_cmd_state() - LIO callback: fabric state of a command.
  * @cmd: LIO command.
  *
- * Return: the &enum srpt_command_state value.
+ * Return: the &enum srpt_cmd_phase value.
  */
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
@@ -3008,15 +3008,15 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
-	if (ioctx->n_rw_ctx)
-		srpt_free_rw_ctxs(ch, ioctx);
+	if (ioctx->n_segs)
+		srpt_unmap_segs(ch, ioctx);
 	kfree(ioctx->ext_tbl);
 	ioctx->ext_tbl = NULL;
 	if (ioctx->recv_ioctx) {
 		srpt_credit_return(ch);
 		srpt_release_recv(ioctx);
 	}
-	ioctx->state = SRPT_STATE_DONE;
+	ioctx->state = SRPT_CMD_FINISHED;
 	srpt_put_send_ioctx(ioctx);
 }
 
@@ -3140,7 +3140,7 @@ static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 /**
  * srpt_multichan_rsp_flags() - multichannel part of the login response.
  * @req_flags: login request flags.
- * @closed_others: a SINGLE login closed existing channels of the nexus.
+ * @closed_others: a SINGLE login closed existing channels of the ini.
  *
  * Return: an SRP_LOGIN_RSP_MULTICHAN_* value.
  */
@@ -3209,7 +3209,7 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		struct srpt_send_ioctx *ioctx = ch->ioctx_ring[i];
 
 		ioctx->ch = ch;
-		ioctx->state = SRPT_STATE_DONE;
+		ioctx->state = SRPT_CMD_FINISHED;
 		list_add_tail(&ioctx->free_list, &ch->free_list);
 	}
 	ch->logout_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
@@ -3386,7 +3386,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
-	u32 sq_size = READ_ONCE(ch->sport->port_attrib.srp_sq_size);
+	u32 sq_size = READ_ONCE(ch->sport->limits.srp_sq_size);
 	/* Responses, the drain write, SRP_T_LOGOUT and SRP_CRED_REQ. */
 	u32 rsp_wrs = ch->rq_size + 3;
 	int i, ret;
@@ -3473,7 +3473,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 {
 	int ret;
 
-	if (!srpt_set_ch_state(ch, CH_DRAINING)) {
+	if (!srpt_set_ch_state(ch, SRPT_CH_DRAINING)) {
 		srpt_ch_debug(ch, "already closing\n");
 		return false;
 	}
@@ -3487,7 +3487,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	ret = srpt_zerolength_write(ch);
 	if (ret < 0) {
 		srpt_ch_err(ch, "drain write failed: %d\n", ret);
-		if (srpt_set_ch_state(ch, CH_DISCONNECTED))
+		if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
 			queue_work(srpt_wq, &ch->release_work);
 	}
 	kref_put(&ch->kref, srpt_free_ch);
@@ -3512,11 +3512,11 @@ static void srpt_close_work(struct work_struct *w)
  * @ch: channel.
  *
  * For QP events (atomic context) and completion errors. A channel not yet
- * on its nexus belongs to its login, which ends it.
+ * on its ini belongs to its login, which ends it.
  */
 static void srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
-	if (!READ_ONCE(ch->nexus) || READ_ONCE(ch->state) > CH_LIVE)
+	if (!READ_ONCE(ch->initiator) || READ_ONCE(ch->state) > SRPT_CH_LIVE)
 		return;
 	kref_get(&ch->kref);
 	if (!queue_work(srpt_wq, &ch->close_work))
@@ -3661,7 +3661,7 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	sent = ch->logout_sent;
-	send = ch->state == CH_LIVE && !sent;
+	send = ch->state == SRPT_CH_LIVE && !sent;
 	if (send)
 		ch->logout_sent = true;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
@@ -3720,7 +3720,7 @@ static void srpt_cred_work(struct work_struct *w)
 	u64 tag;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	if (ch->state == CH_LIVE && !ch->cred_busy && !ch->cred_rsp_due)
+	if (ch->state == SRPT_CH_LIVE && !ch->cred_busy && !ch->cred_rsp_due)
 		delta = atomic_xchg(&ch->req_lim_delta, 0);
 	if (delta > 0) {
 		ch->cred_busy = true;
@@ -3760,7 +3760,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_port *sport = ch->sport;
 	struct srpt_device *sdev = sport->sdev;
 	struct srpt_recv_ioctx *recv, *tmp;
-	struct srpt_nexus *nexus = ch->nexus;
+	struct srpt_initiator *ini = ch->initiator;
 
 	srpt_ch_debug(ch, "releasing\n");
 	/* A channel closed while its login ran is released once, after it. */
@@ -3793,9 +3793,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 
 	mutex_lock(&sport->mutex);
 	list_del_init(&ch->list);
-	if (nexus && list_empty(&nexus->ch_list)) {
-		list_del(&nexus->entry);
-		kfree_rcu(nexus, rcu);
+	if (ini && list_empty(&ini->ch_list)) {
+		list_del(&ini->entry);
+		kfree_rcu(ini, rcu);
 	}
 	mutex_unlock(&sport->mutex);
 
@@ -3825,12 +3825,12 @@ static void srpt_release_channel_work(struct work_struct *w)
  */
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
-	struct srpt_nexus *nexus;
+	struct srpt_initiator *ini;
 	struct srpt_rdma_ch *ch;
 
 	mutex_lock(&sport->mutex);
-	list_for_each_entry(nexus, &sport->nexus_list, entry)
-		list_for_each_entry(ch, &nexus->ch_list, list)
+	list_for_each_entry(ini, &sport->initiators, entry)
+		list_for_each_entry(ch, &ini->ch_list, list)
 			srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 	mutex_unlock(&sport->mutex);
 }
@@ -3883,13 +3883,13 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				      struct se_portal_group *se_tpg,
 				      bool close)
 {
-	struct srpt_nexus *nexus;
+	struct srpt_initiator *ini;
 	struct srpt_rdma_ch *ch;
 	unsigned int n = 0;
 
 	mutex_lock(&sport->mutex);
-	list_for_each_entry(nexus, &sport->nexus_list, entry)
-		list_for_each_entry(ch, &nexus->ch_list, list) {
+	list_for_each_entry(ini, &sport->initiators, entry)
+		list_for_each_entry(ch, &ini->ch_list, list) {
 			if (READ_ONCE(ch->se_tpg) != se_tpg)
 				continue;
 			n++;
@@ -3909,10 +3909,10 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
  * The port keeps accepting logins while another TPG of either of its
  * names (GUID or GID form) is enabled; only this TPG's channels close.
  */
-static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
+static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_portal *stpg)
 {
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
-	struct srpt_tpg *other;
+	struct srpt_portal *other;
 	bool any_live = false;
 	unsigned int i, n;
 
@@ -3943,33 +3943,33 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 }
 
 /**
- * srpt_get_nexus() - find or create the I_T nexus of a login.
+ * srpt_get_initiator() - find or create the I_T ini of a login.
  * @sport: port.
  * @i_port_id: initiator port ID.
  * @t_port_id: target port ID.
  *
- * Return: the nexus, or NULL if out of memory.
+ * Return: the ini, or NULL if out of memory.
  */
-static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
+static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 					 const u8 i_port_id[16],
 					 const u8 t_port_id[16])
 {
-	struct srpt_nexus *nexus;
+	struct srpt_initiator *ini;
 
 	lockdep_assert_held(&sport->mutex);
-	list_for_each_entry(nexus, &sport->nexus_list, entry)
-		if (!memcmp(nexus->i_port_id, i_port_id, 16) &&
-		    !memcmp(nexus->t_port_id, t_port_id, 16))
-			return nexus;
+	list_for_each_entry(ini, &sport->initiators, entry)
+		if (!memcmp(ini->i_port_id, i_port_id, 16) &&
+		    !memcmp(ini->t_port_id, t_port_id, 16))
+			return ini;
 
-	nexus = kzalloc(sizeof(*nexus), GFP_KERNEL);
-	if (!nexus)
+	ini = kzalloc(sizeof(*ini), GFP_KERNEL);
+	if (!ini)
 		return NULL;
-	INIT_LIST_HEAD(&nexus->ch_list);
-	memcpy(nexus->i_port_id, i_port_id, 16);
-	memcpy(nexus->t_port_id, t_port_id, 16);
-	list_add_tail(&nexus->entry, &sport->nexus_list);
-	return nexus;
+	INIT_LIST_HEAD(&ini->ch_list);
+	memcpy(ini->i_port_id, i_port_id, 16);
+	memcpy(ini->t_port_id, t_port_id, 16);
+	list_add_tail(&ini->entry, &sport->initiators);
+	return ini;
 }
 
 /* What an ACL name identifies, by its form. */
@@ -4136,7 +4136,7 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 {
 	struct srpt_port *sport = ch->sport;
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
-	struct srpt_tpg *stpg;
+	struct srpt_portal *stpg;
 	char *name;
 	int i, ret = -EACCES;
 
@@ -4231,7 +4231,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_DELAYED_WORK(&ch->logout_work, srpt_logout_work);
 	init_completion(&ch->login_done);
 	ch->sport = sport;
-	ch->state = CH_CONNECTING;
+	ch->state = SRPT_CH_LOGGING_IN;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 req->initiator_port_id);
 	strscpy(ch->log_name, ch->sess_name, sizeof(ch->log_name));
@@ -4241,10 +4241,10 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 		ch->using_rdma_cm = true;
 		ch->rdma_cm.cm_id = rdma_cm_id;
 	}
-	ch->max_data_len = READ_ONCE(sport->port_attrib.srp_max_rdma_size);
+	ch->max_data_len = READ_ONCE(sport->limits.srp_max_rdma_size);
 	ch->max_it_iu_len = it_iu_len;
 	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
-	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->port_attrib.srp_max_rsp_size),
+	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->limits.srp_max_rsp_size),
 				   SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
 	ch->max_ti_iu_len = ch->max_rsp_size;
 	ch->use_srq = sdev->use_srq;
@@ -4284,14 +4284,14 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_link_ch() - put a new channel on its I_T nexus.
+ * srpt_link_ch() - put a new channel on its I_T ini.
  * @ch: channel from srpt_alloc_ch().
  * @req: its login request.
  * @t_port_id: target port ID.
  * @closed_others: set if a single-channel login closed other channels.
  *
  * From here the channel owns its CM ID and is released through
- * srpt_close_ch() like any other. It is on the nexus before its session
+ * srpt_close_ch() like any other. It is on the ini before its session
  * exists: whoever closes the session (ACL removal, TPG disable) finds a
  * channel that its release tears down once, after the login is done.
  *
@@ -4304,25 +4304,25 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 {
 	struct srpt_port *sport = ch->sport;
 	struct srpt_rdma_ch *other;
-	struct srpt_nexus *nexus;
+	struct srpt_initiator *ini;
 
 	mutex_lock(&sport->mutex);
-	nexus = sport->enabled ? srpt_get_nexus(sport, req->initiator_port_id,
+	ini = sport->enabled ? srpt_get_initiator(sport, req->initiator_port_id,
 						t_port_id) : NULL;
-	if (!nexus) {
+	if (!ini) {
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
 	}
 	*closed_others = false;
 	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
-		list_for_each_entry(other, &nexus->ch_list, list) {
+		list_for_each_entry(other, &ini->ch_list, list) {
 			srpt_ch_info(other, "closed by a single-channel login\n");
 			srpt_logout_ch(other, SRPT_LOGOUT_MULTICHANNEL);
 			*closed_others = true;
 		}
 	}
-	WRITE_ONCE(ch->nexus, nexus);
-	list_add_tail(&ch->list, &nexus->ch_list);
+	WRITE_ONCE(ch->initiator, ini);
+	list_add_tail(&ch->list, &ini->ch_list);
 	atomic_inc(&sport->refcount);
 	srpt_sdev_get(sport->sdev);
 	if (ch->using_rdma_cm)
@@ -4416,7 +4416,7 @@ out:
  * @src: initiator address of an RDMA/CM login, or NULL.
  * @rd_depth: see srpt_accept_ch().
  *
- * Check the request, allocate the channel, link it to its nexus, give it
+ * Check the request, allocate the channel, link it to its ini, give it
  * a session, accept. Holds sdev_mutex from the removal and use_srq checks
  * until the session exists, so device removal and a use_srq switch either
  * see the channel or make the login fail.
@@ -4473,7 +4473,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			     dev_name(&sdev->device->dev), port_num);
 		goto reject_linked;
 	}
-	if (READ_ONCE(ch->state) != CH_CONNECTING) {
+	if (READ_ONCE(ch->state) != SRPT_CH_LOGGING_IN) {
 		srpt_ch_info(ch, "closed during its login\n");
 		goto reject_linked;
 	}
@@ -4519,7 +4519,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	bool live = false;
 	int ret;
 
-	if (READ_ONCE(ch->state) != CH_CONNECTING)
+	if (READ_ONCE(ch->state) != SRPT_CH_LOGGING_IN)
 		return;
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
@@ -4531,16 +4531,16 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	}
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	if (ch->state == CH_CONNECTING) {
+	if (ch->state == SRPT_CH_LOGGING_IN) {
 		/* Flag first: srpt_recv_done() reads them without the lock. */
 		WRITE_ONCE(ch->processing_wait_list, true);
-		smp_store_release(&ch->state, CH_LIVE);
+		smp_store_release(&ch->state, SRPT_CH_LIVE);
 		live = true;
 	}
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 
 	if (live) {
-		trace_srpt_ch_state(ch, CH_CONNECTING, CH_LIVE);
+		trace_srpt_ch_state(ch, SRPT_CH_LOGGING_IN, SRPT_CH_LIVE);
 		srpt_ch_info(ch, "live\n");
 		queue_work(srpt_wq, &ch->iu_work);
 	}
@@ -4985,7 +4985,7 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 	}
 	sdev->use_srq = use_srq;
 	for (i = 0; i < sdev->port_cnt; i++)
-		sdev->port[i].port_attrib.use_srq = use_srq;
+		sdev->port[i].limits.use_srq = use_srq;
 	pr_info("%s: %s\n", dev_name(&sdev->device->dev),
 		use_srq ? "using a shared receive queue" :
 			  "using per-channel receive rings");
@@ -5049,7 +5049,7 @@ static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 			sdev->use_srq = true;
 	}
 	for (i = 0; i < sdev->port_cnt; i++)
-		sdev->port[i].port_attrib.use_srq = sdev->use_srq;
+		sdev->port[i].limits.use_srq = sdev->use_srq;
 }
 
 /**
@@ -5071,7 +5071,7 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 			       struct srpt_port_id *id, const char *name,
 			       const char *old_name)
 {
-	struct srpt_tpg *stpg;
+	struct srpt_portal *stpg;
 	bool enabled = false;
 
 	lockdep_assert_held(&srpt_dev_mutex);
@@ -5092,8 +5092,8 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sport->sdev->sdev_mutex);
 	*slot = id;
-	sport->port_attrib = id->home->port_attrib;
-	srpt_adopt_use_srq(sport->sdev, sport->port_attrib.use_srq);
+	sport->limits = id->home->limits;
+	srpt_adopt_use_srq(sport->sdev, sport->limits.use_srq);
 	mutex_lock(&sport->mutex);
 	if (enabled)
 		sport->enabled = true;
@@ -5229,13 +5229,13 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
 	sport->port = port;
 	INIT_WORK(&sport->work, srpt_refresh_port_work);
 	mutex_init(&sport->mutex);
-	INIT_LIST_HEAD(&sport->nexus_list);
+	INIT_LIST_HEAD(&sport->initiators);
 	init_waitqueue_head(&sport->freed_channels);
 	atomic_set(&sport->refcount, 0);
-	sport->port_attrib.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
-	sport->port_attrib.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
-	sport->port_attrib.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
-	sport->port_attrib.use_srq = false;
+	sport->limits.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	sport->limits.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
+	sport->limits.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
+	sport->limits.use_srq = false;
 	srpt_init_port_id(sport, &sport->port_guid_id);
 	srpt_init_port_id(sport, &sport->port_gid_id);
 	sport->guid_id = &sport->port_guid_id;
@@ -5711,7 +5711,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
 {
 	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
-	struct srpt_tpg *stpg;
+	struct srpt_portal *stpg;
 	u16 tag;
 	int ret;
 
@@ -5748,7 +5748,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
-	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
+	struct srpt_portal *stpg = container_of(tpg, struct srpt_portal, tpg);
 	struct srpt_port_id *port_id = stpg->sport_id;
 	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
 
@@ -5774,7 +5774,7 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
-	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
+	struct srpt_portal *stpg = container_of(se_tpg, struct srpt_portal, tpg);
 	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
 	int ret = 0;
 
@@ -5811,7 +5811,7 @@ static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
  */
 static u16 srpt_get_tag(struct se_portal_group *tpg)
 {
-	return container_of(tpg, struct srpt_tpg, tpg)->tag;
+	return container_of(tpg, struct srpt_portal, tpg)->tag;
 }
 
 /**
@@ -5924,7 +5924,7 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 /**
  * srpt_u32_attrib() - find a numeric attribute of the port a TPG serves.
  * @item: the TPG's attrib configfs group.
- * @off: offset of the attribute in &struct srpt_port_attrib.
+ * @off: offset of the attribute in &struct srpt_port_limits.
  * @sport: receives the port, pinned; drop the pin with srpt_sdev_put().
  *
  * Return: the attribute.
@@ -5933,14 +5933,14 @@ static u32 *srpt_u32_attrib(struct config_item *item, size_t off,
 			    struct srpt_port **sport)
 {
 	*sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	return (u32 *)((u8 *)&(*sport)->port_attrib + off);
+	return (u32 *)((u8 *)&(*sport)->limits + off);
 }
 
 /**
  * srpt_show_u32_attrib() - show a numeric port attribute.
  * @item: the TPG's attrib configfs group.
  * @page: output buffer.
- * @off: offset of the attribute in &struct srpt_port_attrib.
+ * @off: offset of the attribute in &struct srpt_port_limits.
  *
  * Return: number of bytes written to @page.
  */
@@ -5961,7 +5961,7 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
  * @page: text written by the user.
  * @count: length of @page.
  * @what: attribute name, for the error message.
- * @off: offset of the attribute in &struct srpt_port_attrib.
+ * @off: offset of the attribute in &struct srpt_port_limits.
  * @min: smallest accepted value.
  * @max: largest accepted value.
  *
@@ -5991,7 +5991,7 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 
 /**
  * SRPT_TPG_U32_ATTR() - define the methods of a numeric TPG attribute.
- * @name: member of &struct srpt_port_attrib, also the attribute's file name.
+ * @name: member of &struct srpt_port_limits, also the attribute's file name.
  * @lo: smallest value a write accepts.
  * @hi: largest value a write accepts.
  *
@@ -6007,7 +6007,7 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 #define SRPT_TPG_U32_ATTR(name, lo, hi)					\
 enum {									\
 	srpt_tpg_attrib_##name##_off =					\
-		offsetof(struct srpt_port_attrib, name),		\
+		offsetof(struct srpt_port_limits, name),		\
 	srpt_tpg_attrib_##name##_min = (lo),				\
 	srpt_tpg_attrib_##name##_max = (hi),				\
 };									\
@@ -6048,7 +6048,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
 	ssize_t ret;
 
-	ret = sysfs_emit(page, "%u\n", sport->port_attrib.use_srq);
+	ret = sysfs_emit(page, "%u\n", sport->limits.use_srq);
 	srpt_sdev_put(sport->sdev);
 	return ret;
 }
@@ -6078,7 +6078,7 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 	sport = srpt_tpg_sport_get(attrib_to_tpg(item));
 	ret = srpt_port_set_use_srq(sport, use_srq);
 	if (!ret)
-		WRITE_ONCE(sport->port_attrib.use_srq, use_srq);
+		WRITE_ONCE(sport->limits.use_srq, use_srq);
 	srpt_sdev_put(sport->sdev);
 	return ret ? ret : count;
 }
@@ -6197,7 +6197,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 	bool live = false, connecting = false;
 	unsigned int n_ch = 0, cid = 0;
 	struct se_session *se_sess;
-	enum rdma_ch_state state;
+	enum srpt_ch_phase state;
 	unsigned long flags;
 	ssize_t len = 0;
 
@@ -6214,8 +6214,8 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 			first = ch;
 		n_ch++;
 		state = READ_ONCE(ch->state);
-		live |= state == CH_LIVE;
-		connecting |= state == CH_CONNECTING;
+		live |= state == SRPT_CH_LIVE;
+		connecting |= state == SRPT_CH_LOGGING_IN;
 	}
 
 	if (!first) {
@@ -6246,10 +6246,10 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 		len += sysfs_emit_at(page, len, "   Address %s %s\n",
 				     ch->sess_name,
 				     ch->using_rdma_cm ? "RDMA_CM" : "IB_CM");
-		if (ch->nexus)
+		if (ch->initiator)
 			len += sysfs_emit_at(page, len,
 					     "   Initiator port ID: 0x%16phN\n",
-					     ch->nexus->i_port_id);
+					     ch->initiator->i_port_id);
 		len += sysfs_emit_at(page, len,
 				     "   Commands: %lld  TMFs: %lld  Bytes in: %lld  Bytes out: %lld  Bad IUs: %lld\n",
 				     atomic64_read(&ch->stats.cmds),

@@ -15,7 +15,7 @@
  *    after the LIO session and all its commands are gone. Work that may
  *    run later (&srpt_rdma_ch.close_work) and srpt_close_ch() hold a
  *    reference of their own. Freed with kfree_rcu().
- *  - Channel lists (&srpt_nexus.ch_list, &srpt_port.nexus_list) are
+ *  - Channel lists (&srpt_initiator.ch_list, &srpt_port.initiators) are
  *    read and changed under &srpt_port.mutex only.
  */
 #ifndef IB_SRPT_H
@@ -251,26 +251,36 @@ enum {
 #define SRPT_NAME_LEN	36
 
 /**
- * enum srpt_command_state - where a command is in its life.
- * @SRPT_STATE_NEW: received, not yet handed to the target core.
- * @SRPT_STATE_NEED_DATA: waiting for the RDMA READ of its data-out buffer.
- * @SRPT_STATE_DATA_IN: data-out buffer transferred, executing.
- * @SRPT_STATE_CMD_RSP_SENT: SRP_RSP posted.
- * @SRPT_STATE_MGMT: task management function being processed.
- * @SRPT_STATE_MGMT_RSP_SENT: task management response posted.
- * @SRPT_STATE_DONE: completed or aborted; the I/O context may be reused.
- * @SRPT_STATE_TABLE: fetching its descriptor table from initiator memory,
- *		      not yet handed to the target core.
+ * enum srpt_cmd_phase - where a command or task management request is in
+ * its life, in the order it goes through them (the function that enters
+ * each phase in brackets).
+ * @SRPT_CMD_NEW: received (srpt_get_send_ioctx()), not yet with the target
+ *		  core.
+ * @SRPT_CMD_FETCH_TABLE: its descriptor table is being read from initiator
+ *			  memory (srpt_fetch_table()).
+ * @SRPT_CMD_WAIT_DATA: waiting for the RDMA READ of its data-out buffer
+ *			(srpt_write_pending()).
+ * @SRPT_CMD_EXECUTING: data-out buffer here, the backend executes it
+ *			(srpt_rdma_read_done(), or srpt_write_pending() for
+ *			immediate data); also a failed RDMA READ on its way
+ *			to its CHECK CONDITION (srpt_abort_cmd()).
+ * @SRPT_CMD_RSP_POSTED: its SRP_RSP is posted (srpt_queue_response()).
+ * @SRPT_CMD_TMF: a task management request with the target core
+ *		  (srpt_handle_tsk_mgmt()).
+ * @SRPT_CMD_TMF_RSP_POSTED: its response is posted (srpt_queue_response()).
+ * @SRPT_CMD_FINISHED: the send completed, or the command was aborted or
+ *		       dropped; a later transition never leaves this phase,
+ *		       so a late completion cannot resurrect it.
  */
-enum srpt_command_state {
-	SRPT_STATE_NEW		 = 0,
-	SRPT_STATE_NEED_DATA	 = 1,
-	SRPT_STATE_DATA_IN	 = 2,
-	SRPT_STATE_CMD_RSP_SENT	 = 3,
-	SRPT_STATE_MGMT		 = 4,
-	SRPT_STATE_MGMT_RSP_SENT = 5,
-	SRPT_STATE_DONE		 = 6,
-	SRPT_STATE_TABLE	 = 7,
+enum srpt_cmd_phase {
+	SRPT_CMD_NEW,
+	SRPT_CMD_FETCH_TABLE,
+	SRPT_CMD_WAIT_DATA,
+	SRPT_CMD_EXECUTING,
+	SRPT_CMD_RSP_POSTED,
+	SRPT_CMD_TMF,
+	SRPT_CMD_TMF_RSP_POSTED,
+	SRPT_CMD_FINISHED,
 };
 
 /**
@@ -302,12 +312,12 @@ struct srpt_recv_ioctx {
 };
 
 /**
- * struct srpt_rw_ctx - one remote buffer of a command.
+ * struct srpt_xfer_seg - one remote buffer of a command.
  * @rw: rdma_rw context.
  * @sg: scatterlist viewing this buffer's part of the command data.
  * @nents: entries in @sg.
  */
-struct srpt_rw_ctx {
+struct srpt_xfer_seg {
 	struct rdma_rw_ctx	rw;
 	struct scatterlist	*sg;
 	unsigned int		nents;
@@ -318,13 +328,13 @@ struct srpt_rw_ctx {
  * @ioctx: response IU buffer.
  * @ch: owning channel.
  * @recv_ioctx: receive buffer held while its immediate data is in use.
- * @rw_ctxs: one per remote descriptor.
- * @s_rw_ctx: inline storage when there is one descriptor.
- * @n_rw_ctx: used entries of @rw_ctxs.
+ * @segs: one per remote descriptor.
+ * @seg0: inline storage when there is one descriptor.
+ * @n_segs: used entries of @segs.
  * @rdma_cqe: completion entry for the RDMA READs.
  * @imm_sg: scatterlist over immediate data.
  * @free_list: on &srpt_rdma_ch.free_list while unused.
- * @state: an &enum srpt_command_state; changed only with cmpxchg
+ * @state: an &enum srpt_cmd_phase; changed only with cmpxchg
  *	   (srpt_set_cmd_state()) once the command is in flight.
  * @cmd: LIO command.
  * @n_rdma: work requests the RDMA transfer consumes on the send queue.
@@ -342,7 +352,7 @@ struct srpt_rw_ctx {
  *	     send queue space, on &srpt_rdma_ch.post_failed_list after a
  *	     failed post.
  * @ext_tbl: descriptor table fetched from initiator memory, or NULL.
- * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @s_rw_ctx
+ * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @seg0
  *	    before the data transfer does.
  * @sense_data: sense buffer handed to LIO.
  */
@@ -350,13 +360,13 @@ struct srpt_send_ioctx {
 	struct srpt_ioctx	ioctx;
 	struct srpt_rdma_ch	*ch;
 	struct srpt_recv_ioctx	*recv_ioctx;
-	struct srpt_rw_ctx	*rw_ctxs;
-	struct srpt_rw_ctx	s_rw_ctx;
-	unsigned int		n_rw_ctx;
+	struct srpt_xfer_seg	*segs;
+	struct srpt_xfer_seg	seg0;
+	unsigned int		n_segs;
 	struct ib_cqe		rdma_cqe;
 	struct scatterlist	imm_sg;
 	struct list_head	free_list;
-	enum srpt_command_state	state;
+	enum srpt_cmd_phase	state;
 	struct se_cmd		cmd;
 	u32			n_rdma;
 	u64			tag;
@@ -409,24 +419,24 @@ struct srpt_ch_stats {
 };
 
 /**
- * enum rdma_ch_state - channel state. Transitions only go forward
+ * enum srpt_ch_phase - channel state. Transitions only go forward
  * (srpt_set_ch_state()); every state is entered.
- * @CH_CONNECTING: QP created, login being answered, waiting for RTU.
- * @CH_LIVE: accepting commands.
- * @CH_DRAINING: closing: disconnect sent, QP in error, waiting for the
+ * @SRPT_CH_LOGGING_IN: QP created, login being answered, waiting for RTU.
+ * @SRPT_CH_LIVE: accepting commands.
+ * @SRPT_CH_DRAINING: closing: disconnect sent, QP in error, waiting for the
  *		 zero-length write to flush (srpt_close_ch()).
- * @CH_DISCONNECTED: drained; the release work frees it.
+ * @SRPT_CH_DRAINED: drained; the release work frees it.
  */
-enum rdma_ch_state {
-	CH_CONNECTING,
-	CH_LIVE,
-	CH_DRAINING,
-	CH_DISCONNECTED,
+enum srpt_ch_phase {
+	SRPT_CH_LOGGING_IN,
+	SRPT_CH_LIVE,
+	SRPT_CH_DRAINING,
+	SRPT_CH_DRAINED,
 };
 
 /**
  * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
- * @nexus: I_T nexus this channel belongs to.
+ * @initiator: I_T ini this channel belongs to.
  * @qp: queue pair.
  * @cq: completion queue for send and receive.
  * @zw_cqe: completion entry of the zero-length drain write.
@@ -452,10 +462,10 @@ enum rdma_ch_state {
  * @spinlock: protects @free_list, @state, @cmd_wait_list,
  *	      @processing_wait_list, @sq_wait_list, @post_failed_list,
  *	      @logout_sent and the @cred_ fields.
- * @state: &enum rdma_ch_state.
+ * @state: &enum srpt_ch_phase.
  * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
  * @processing_wait_list: @cmd_wait_list is being replayed.
- * @list: on &srpt_nexus.ch_list.
+ * @list: on &srpt_initiator.ch_list.
  * @free_list: unused send contexts.
  * @ioctx_ring: send contexts.
  * @ioctx_recv_ring: per-channel receive ring when no SRQ is used.
@@ -496,7 +506,7 @@ enum rdma_ch_state {
  * @recv_offset: offset of the IU in each receive buffer.
  */
 struct srpt_rdma_ch {
-	struct srpt_nexus	*nexus;
+	struct srpt_initiator	*initiator;
 	struct ib_qp		*qp;
 	struct ib_cq		*cq;
 	struct ib_cqe		zw_cqe;
@@ -513,7 +523,7 @@ struct srpt_rdma_ch {
 	atomic_t		req_lim_delta;
 	u16			imm_data_offset;
 	spinlock_t		spinlock;	/* see kernel-doc above */
-	enum rdma_ch_state	state;
+	enum srpt_ch_phase	state;
 	bool			using_rdma_cm;
 	bool			processing_wait_list;
 	bool			use_srq;
@@ -557,15 +567,15 @@ struct srpt_rdma_ch {
 };
 
 /**
- * struct srpt_nexus - an I_T nexus: all channels of one initiator port to
+ * struct srpt_initiator - an I_T ini: all channels of one initiator port to
  * one target port.
  * @rcu: for kfree_rcu.
- * @entry: on &srpt_port.nexus_list.
+ * @entry: on &srpt_port.initiators.
  * @ch_list: channels; under &srpt_port.mutex.
  * @i_port_id: initiator port identifier.
  * @t_port_id: target port identifier.
  */
-struct srpt_nexus {
+struct srpt_initiator {
 	struct rcu_head		rcu;
 	struct list_head	entry;
 	struct list_head	ch_list;
@@ -574,13 +584,13 @@ struct srpt_nexus {
 };
 
 /**
- * struct srpt_port_attrib - per-port configfs attributes.
+ * struct srpt_port_limits - per-port configfs attributes.
  * @srp_max_rdma_size: largest RDMA transfer advertised.
  * @srp_max_rsp_size: largest SRP_RSP IU.
  * @srp_sq_size: send queue size of new channels.
  * @use_srq: receive through the device's shared receive queue.
  */
-struct srpt_port_attrib {
+struct srpt_port_limits {
 	u32	srp_max_rdma_size;
 	u32	srp_max_rsp_size;
 	u32	srp_sq_size;
@@ -588,7 +598,7 @@ struct srpt_port_attrib {
 };
 
 /**
- * struct srpt_tpg - a TPG of a target port name (any directory name).
+ * struct srpt_portal - a TPG of a target port name (any directory name).
  * @entry: on &srpt_port_id.tpg_list.
  * @sport_id: owner.
  * @tag: portal group tag: N for "tpgt_N", else 1.
@@ -596,7 +606,7 @@ struct srpt_port_attrib {
  * @live: enabled; new sessions may join it. Protected by the owner's
  *	  &srpt_port_id.mutex.
  */
-struct srpt_tpg {
+struct srpt_portal {
 	struct list_head	entry;
 	struct srpt_port_id	*sport_id;
 	u16			tag;
@@ -642,11 +652,11 @@ struct srpt_port_id {
  *           device's port with the same name. Changed under srpt_dev_mutex
  *           and &srpt_device.sdev_mutex; logins read it under the latter.
  * @gid_id: GID-form slot in use, like @guid_id.
- * @port_attrib: configfs attributes.
+ * @limits: configfs attributes.
  * @refcount: channels on this port; released waits for zero.
  * @freed_channels: signalled when @refcount drops.
- * @mutex: protects @nexus_list and channel list changes.
- * @nexus_list: I_T nexuses.
+ * @mutex: protects @initiators and channel list changes.
+ * @initiators: I_T initiators.
  * @port_guid: GUID-form name text.
  * @port_gid: GID-form name text.
  * @gid_valid: @gid was read successfully.
@@ -667,51 +677,54 @@ struct srpt_port {
 	struct srpt_port_id	port_gid_id;
 	struct srpt_port_id	*guid_id;
 	struct srpt_port_id	*gid_id;
-	struct srpt_port_attrib	port_attrib;
+	struct srpt_port_limits	limits;
 	atomic_t		refcount;
 	wait_queue_head_t	freed_channels;
-	struct mutex		mutex;		/* protects @nexus_list */
-	struct list_head	nexus_list;
+	struct mutex		mutex;		/* protects @initiators */
+	struct list_head	initiators;
 	char			port_guid[24];
 	char			port_gid[64];
 };
 
 /**
  * struct srpt_device - per-HCA state.
- * @refcnt: lifetime; see the top of this file.
  * @device: RDMA device.
- * @pd: protection domain.
- * @lkey: local DMA lkey.
- * @srq: shared receive queue, NULL when @use_srq is off.
- * @cm_id: IB CM listener, NULL on iWARP/RoCE.
- * @srq_size: entries in @srq.
- * @sdev_mutex: protects @use_srq and SRQ changes.
- * @use_srq: channels of this device receive through @srq.
- * @ioctx_ring: SRQ receive buffers.
- * @event_handler: async event handler (registered last).
+ * @refcnt: lifetime; see the top of this file.
  * @list: on srpt_dev_list, from srpt_add_one() until freed (a removed
  *        device stays there while configfs target ports pin it).
  * @removed: srpt_remove_one() ran; new logins are refused.
+ * @pd: protection domain.
+ * @lkey: local DMA lkey.
+ * @cm_id: IB CM listener, NULL on iWARP/RoCE.
+ * @event_handler: async event handler (registered last).
+ * @sdev_mutex: protects @use_srq and SRQ changes.
+ * @use_srq: channels of this device receive through @srq.
  * @srq_switching: use_srq is changing and channels drain; logins are
  *		   refused.
+ * @srq: shared receive queue, NULL when @use_srq is off.
+ * @srq_size: entries in @srq.
+ * @ioctx_ring: SRQ receive buffers.
  * @port_cnt: number of entries in @port.
  * @port: per-port state.
  */
 struct srpt_device {
-	struct kref		refcnt;
 	struct ib_device	*device;
+	struct kref		refcnt;
+	struct list_head	list;
+	bool			removed;
+
 	struct ib_pd		*pd;
 	u32			lkey;
-	struct ib_srq		*srq;
 	struct ib_cm_id		*cm_id;
-	int			srq_size;
+	struct ib_event_handler	event_handler;
+
 	struct mutex		sdev_mutex;	/* use_srq, SRQ, removal */
 	bool			use_srq;
-	bool			removed;
 	bool			srq_switching;
+	struct ib_srq		*srq;
+	int			srq_size;
 	struct srpt_recv_ioctx	**ioctx_ring;
-	struct ib_event_handler	event_handler;
-	struct list_head	list;
+
 	u32			port_cnt;
 	struct srpt_port	port[];
 };

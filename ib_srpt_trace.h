@@ -38,30 +38,30 @@ static inline u32 srpt_trace_qpn(const struct srpt_rdma_ch *ch)
  * srpt_trace_i_port_id() - initiator port ID of a channel for trace events.
  * @ch: channel.
  *
- * Return: 16 bytes; zeroes while the channel is on no I_T nexus.
+ * Return: 16 bytes; zeroes while the channel is on no I_T ini.
  */
 static inline const u8 *srpt_trace_i_port_id(const struct srpt_rdma_ch *ch)
 {
 	static const u8 none[16];
 
-	return ch->nexus ? ch->nexus->i_port_id : none;
+	return ch->initiator ? ch->initiator->i_port_id : none;
 }
 #endif
 
-TRACE_DEFINE_ENUM(CH_CONNECTING);
-TRACE_DEFINE_ENUM(CH_LIVE);
-TRACE_DEFINE_ENUM(CH_DRAINING);
-TRACE_DEFINE_ENUM(CH_DISCONNECTED);
+TRACE_DEFINE_ENUM(SRPT_CH_LOGGING_IN);
+TRACE_DEFINE_ENUM(SRPT_CH_LIVE);
+TRACE_DEFINE_ENUM(SRPT_CH_DRAINING);
+TRACE_DEFINE_ENUM(SRPT_CH_DRAINED);
 TRACE_DEFINE_ENUM(DMA_BIDIRECTIONAL);
 TRACE_DEFINE_ENUM(DMA_TO_DEVICE);
 TRACE_DEFINE_ENUM(DMA_FROM_DEVICE);
 TRACE_DEFINE_ENUM(DMA_NONE);
 
 #define srpt_show_ch_state(s)					\
-	__print_symbolic(s, { CH_CONNECTING, "CONNECTING" },	\
-			 { CH_LIVE, "LIVE" },			\
-			 { CH_DRAINING, "DRAINING" },		\
-			 { CH_DISCONNECTED, "DISCONNECTED" })
+	__print_symbolic(s, { SRPT_CH_LOGGING_IN, "CONNECTING" },	\
+			 { SRPT_CH_LIVE, "LIVE" },			\
+			 { SRPT_CH_DRAINING, "DRAINING" },		\
+			 { SRPT_CH_DRAINED, "DISCONNECTED" })
 
 /* Direction as seen from the target: "out" is initiator to target. */
 #define srpt_show_dir(d)					\
@@ -110,8 +110,8 @@ TRACE_EVENT(srpt_login_reject,
 );
 
 TRACE_EVENT(srpt_ch_state,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, enum rdma_ch_state old,
-		     enum rdma_ch_state new),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_phase old,
+		     enum srpt_ch_phase new),
 	    TP_ARGS(ch, old, new),
 	    TP_STRUCT__entry(__field(u32, qpn)
 			     __field(u32, old_state)

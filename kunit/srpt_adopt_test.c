@@ -36,7 +36,7 @@ static struct srpt_device *srpt_test_sdev(struct kunit *test, const char *guid,
 	strscpy(sport->port_guid, guid, sizeof(sport->port_guid));
 	strscpy(sport->port_gid, gid, sizeof(sport->port_gid));
 	sport->gid_valid = true;
-	sport->port_attrib.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
+	sport->limits.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
 	return sdev;
 }
 
@@ -44,7 +44,7 @@ static struct srpt_device *srpt_test_sdev(struct kunit *test, const char *guid,
 static void srpt_test_name_slot(struct kunit *test, struct srpt_port_id *id,
 				const char *name, bool enabled)
 {
-	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+	struct srpt_portal *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, stpg);
 	strscpy(id->name, name, sizeof(id->name));
@@ -82,7 +82,7 @@ static void srpt_adopt_configured_name(struct kunit *test)
 	struct srpt_port *sport = &new->port[0];
 
 	srpt_test_name_slot(test, id, SRPT_TEST_ADOPT_GUID, true);
-	old->port[0].port_attrib.srp_sq_size = 1234;
+	old->port[0].limits.srp_sq_size = 1234;
 
 	srpt_test_adopt(old, sport);
 	KUNIT_EXPECT_PTR_EQ(test, sport->guid_id, id);
@@ -91,7 +91,7 @@ static void srpt_adopt_configured_name(struct kunit *test)
 	/* The GID-form slot has no configfs directory: nothing to take over. */
 	KUNIT_EXPECT_PTR_EQ(test, sport->gid_id, &sport->port_gid_id);
 	KUNIT_EXPECT_TRUE(test, sport->enabled);
-	KUNIT_EXPECT_EQ(test, sport->port_attrib.srp_sq_size, 1234U);
+	KUNIT_EXPECT_EQ(test, sport->limits.srp_sq_size, 1234U);
 	/* The adopted name pins the new device. */
 	KUNIT_EXPECT_EQ(test, kref_read(&new->refcnt), 2U);
 

@@ -36,7 +36,7 @@ static int srpt_dm_init(struct kunit *test)
 	f->sport = &f->sdev->port[0];
 	f->sport->sdev = f->sdev;
 	f->sport->port = 1;
-	f->sport->port_attrib.srp_max_rdma_size = 65536;
+	f->sport->limits.srp_max_rdma_size = 65536;
 
 	f->saved_guid = srpt_service_guid;
 	f->saved_max_req_size = srp_max_req_size;
@@ -203,13 +203,13 @@ static void srpt_dm_ioc_rdma_size_clamped(struct kunit *test)
 	struct ib_dm_mad *mad = srpt_test_dm_mad(test);
 	struct ib_dm_ioc_profile *p = (void *)mad->data;
 
-	f->sport->port_attrib.srp_max_rdma_size = 1U << 30;
+	f->sport->limits.srp_max_rdma_size = 1U << 30;
 	srpt_get_ioc(f->sport, 1, mad);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->rdma_size), 1U << 24);
 
 	mad = srpt_test_dm_mad(test);
 	p = (void *)mad->data;
-	f->sport->port_attrib.srp_max_rdma_size = 1U << 24;
+	f->sport->limits.srp_max_rdma_size = 1U << 24;
 	srpt_get_ioc(f->sport, 1, mad);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->rdma_size), 1U << 24);
 }

@@ -30,12 +30,12 @@ static int srpt_rsp_init(struct kunit *test)
 	       SRPT_TEST_RSP_BUF - SRP_MAX_RSP_SIZE_DEFAULT);
 	spin_lock_init(&f->ch->spinlock);
 	f->ch->max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
-	f->ch->state = CH_LIVE;
+	f->ch->state = SRPT_CH_LIVE;
 	atomic_set(&f->ch->req_lim, SRPT_TEST_REQ_LIM);
 	atomic_set(&f->ch->req_lim_delta, 0);
 	f->ioctx->ioctx.buf = f->buf;
 	f->ioctx->ch = f->ch;
-	f->ioctx->state = SRPT_STATE_NEW;
+	f->ioctx->state = SRPT_CMD_NEW;
 	f->ioctx->cmd.sense_buffer = f->ioctx->sense_data;
 	f->ioctx->cmd.data_direction = DMA_NONE;
 	test->priv = f;
@@ -416,7 +416,7 @@ static void srpt_test_hold_recv(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, recv);
 	sport->sdev = sdev;
 	f->ch->sport = sport;
-	f->ch->state = CH_DRAINING;
+	f->ch->state = SRPT_CH_DRAINING;
 	INIT_LIST_HEAD(&f->ch->free_list);
 	f->ioctx->recv_ioctx = recv;
 }

@@ -5,7 +5,7 @@
  */
 
 static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
-					       enum srpt_command_state state)
+					       enum srpt_cmd_phase state)
 {
 	struct srpt_send_ioctx *ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
 
@@ -14,7 +14,7 @@ static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
 	return ioctx;
 }
 
-static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum rdma_ch_state state)
+static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum srpt_ch_phase state)
 {
 	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
 
@@ -26,145 +26,145 @@ static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum rdma_ch_state 
 
 static void srpt_cmd_state_set_returns_previous(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_NEW);
 
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
-			SRPT_STATE_NEW);
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEED_DATA);
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN),
-			SRPT_STATE_NEED_DATA);
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT),
-			SRPT_STATE_DATA_IN);
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_CMD_RSP_SENT);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA),
+			SRPT_CMD_NEW);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_WAIT_DATA);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_EXECUTING),
+			SRPT_CMD_WAIT_DATA);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_RSP_POSTED),
+			SRPT_CMD_EXECUTING);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_RSP_POSTED);
 	/* Setting the same state again is allowed and reports it. */
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT),
-			SRPT_STATE_CMD_RSP_SENT);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_RSP_POSTED),
+			SRPT_CMD_RSP_POSTED);
 }
 
 /* A state may also move "backwards" (e.g. MGMT after NEW) - only DONE sticks. */
 static void srpt_cmd_state_mgmt_path(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_NEW);
 
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT), SRPT_STATE_NEW);
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT_RSP_SENT),
-			SRPT_STATE_MGMT);
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DONE),
-			SRPT_STATE_MGMT_RSP_SENT);
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_TMF), SRPT_CMD_NEW);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_TMF_RSP_POSTED),
+			SRPT_CMD_TMF);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED),
+			SRPT_CMD_TMF_RSP_POSTED);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_FINISHED);
 
-	ioctx = srpt_test_ioctx(test, SRPT_STATE_DATA_IN);
-	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
-			SRPT_STATE_DATA_IN);
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEED_DATA);
+	ioctx = srpt_test_ioctx(test, SRPT_CMD_EXECUTING);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA),
+			SRPT_CMD_EXECUTING);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_WAIT_DATA);
 }
 
 static void srpt_cmd_state_done_is_final(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_DONE);
-	enum srpt_command_state s;
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_FINISHED);
+	enum srpt_cmd_phase s;
 
-	for (s = SRPT_STATE_NEW; s <= SRPT_STATE_DONE; s++) {
-		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, s), SRPT_STATE_DONE);
-		KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	for (s = SRPT_CMD_NEW; s <= SRPT_CMD_FINISHED; s++) {
+		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, s), SRPT_CMD_FINISHED);
+		KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_FINISHED);
 	}
 }
 
 static void srpt_cmd_state_test_and_set_match(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEED_DATA);
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_WAIT_DATA);
 
-	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-							    SRPT_STATE_DATA_IN));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DATA_IN);
-	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_DATA_IN,
-							    SRPT_STATE_DONE));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
+							    SRPT_CMD_EXECUTING));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_EXECUTING);
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_EXECUTING,
+							    SRPT_CMD_FINISHED));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_FINISHED);
 }
 
 static void srpt_cmd_state_test_and_set_mismatch(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_NEW);
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_NEW);
 
-	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-							     SRPT_STATE_DATA_IN));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEW);
-	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_MGMT,
-							     SRPT_STATE_MGMT_RSP_SENT));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEW);
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
+							     SRPT_CMD_EXECUTING));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_NEW);
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_TMF,
+							     SRPT_CMD_TMF_RSP_POSTED));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_NEW);
 
-	ioctx = srpt_test_ioctx(test, SRPT_STATE_DONE);
-	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-							     SRPT_STATE_DATA_IN));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	ioctx = srpt_test_ioctx(test, SRPT_CMD_FINISHED);
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
+							     SRPT_CMD_EXECUTING));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_FINISHED);
 }
 
 /* Two racing completions: exactly one of them wins. */
 static void srpt_cmd_state_test_and_set_once(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_STATE_CMD_RSP_SENT);
+	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_RSP_POSTED);
 
-	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT,
-							    SRPT_STATE_DONE));
-	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT,
-							     SRPT_STATE_DONE));
-	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	KUNIT_EXPECT_TRUE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_RSP_POSTED,
+							    SRPT_CMD_FINISHED));
+	KUNIT_EXPECT_FALSE(test, srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_RSP_POSTED,
+							     SRPT_CMD_FINISHED));
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_CMD_FINISHED);
 }
 
 static void srpt_ch_state_forward(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_CONNECTING);
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_LOGGING_IN);
 
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_LIVE));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTED));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINING);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINED));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINED);
 }
 
 static void srpt_ch_state_skip_ahead(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_CONNECTING);
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_LOGGING_IN);
 
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINING);
 
-	ch = srpt_test_ch(test, CH_LIVE);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DISCONNECTED));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+	ch = srpt_test_ch(test, SRPT_CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINED));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINED);
 }
 
 static void srpt_ch_state_never_backwards(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DRAINING);
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_DRAINING);
 
-	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
-	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_CONNECTING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, SRPT_CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINING);
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, SRPT_CH_LOGGING_IN));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINING);
 }
 
 /* Repeating the current state is not a change (a second DREQ, say). */
 static void srpt_ch_state_same_is_no_change(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_LIVE);
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_LIVE);
 
-	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_LIVE));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
-	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, CH_DRAINING));
-	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, CH_DRAINING));
-	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, SRPT_CH_LIVE));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINING));
+	KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, SRPT_CH_DRAINING));
+	KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINING);
 }
 
 static void srpt_ch_state_disconnected_is_final(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = srpt_test_ch(test, CH_DISCONNECTED);
-	enum rdma_ch_state s;
+	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_DRAINED);
+	enum srpt_ch_phase s;
 
-	for (s = CH_CONNECTING; s <= CH_DISCONNECTED; s++) {
+	for (s = SRPT_CH_LOGGING_IN; s <= SRPT_CH_DRAINED; s++) {
 		KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, s));
-		KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTED);
+		KUNIT_EXPECT_EQ(test, ch->state, SRPT_CH_DRAINED);
 	}
 }
 
