@@ -265,9 +265,9 @@ struct srpt_data_desc {
 
 /* In the form rtslib expects in the ACL's info (TARG_CONN_STATE_...). */
 static const char * const srpt_ch_state_names[] = {
-	[SRPT_CH_LOGGING_IN]		= "CONNECTING",
+	[SRPT_CH_LOGGING_IN]	= "CONNECTING",
 	[SRPT_CH_LIVE]		= "LIVE",
-	[SRPT_CH_DRAINING]		= "DRAINING",
+	[SRPT_CH_DRAINING]	= "DRAINING",
 	[SRPT_CH_DRAINED]	= "DISCONNECTED",
 };
 
@@ -1419,7 +1419,7 @@ static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
  * @ioctx: command.
  */
 static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
-			      struct srpt_send_ioctx *ioctx)
+			    struct srpt_send_ioctx *ioctx)
 {
 	enum dma_data_direction dir = target_reverse_dma_direction(&ioctx->cmd);
 	unsigned int i;
@@ -1496,8 +1496,8 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
  * Return: 0 or a negative errno; on error nothing is left allocated.
  */
 static int srpt_map_segs(struct srpt_rdma_ch *ch,
-			      struct srpt_send_ioctx *ioctx,
-			      enum dma_data_direction dir)
+			 struct srpt_send_ioctx *ioctx,
+			 enum dma_data_direction dir)
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 	u32 total = cmd->data_length;
@@ -1511,7 +1511,7 @@ static int srpt_map_segs(struct srpt_rdma_ch *ch,
 		ioctx->segs = &ioctx->seg0;
 	} else {
 		ioctx->segs = kvcalloc(ioctx->n_rbufs, sizeof(*ioctx->segs),
-					  GFP_KERNEL);
+				       GFP_KERNEL);
 		if (!ioctx->segs)
 			return -ENOMEM;
 	}
@@ -3951,8 +3951,8 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_portal *stpg)
  * Return: the ini, or NULL if out of memory.
  */
 static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
-					 const u8 i_port_id[16],
-					 const u8 t_port_id[16])
+						 const u8 i_port_id[16],
+						 const u8 t_port_id[16])
 {
 	struct srpt_initiator *ini;
 
@@ -4532,8 +4532,8 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	if (ch->state == SRPT_CH_LOGGING_IN) {
-		/* Flag first: srpt_recv_done() reads them without the lock. */
 		WRITE_ONCE(ch->processing_wait_list, true);
+		/* Flag first: srpt_recv_done() reads both without the lock. */
 		smp_store_release(&ch->state, SRPT_CH_LIVE);
 		live = true;
 	}
