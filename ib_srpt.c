@@ -263,13 +263,14 @@ struct srpt_data_desc {
 #define srpt_ch_info_ratelimited(ch, fmt, ...) \
 	srpt_ch_log(pr_info_ratelimited, ch, fmt, ##__VA_ARGS__)
 
-/* In the form rtslib expects in the ACL's info (TARG_CONN_STATE_...). */
-static const char * const srpt_ch_state_names[] = {
-	[SRPT_CH_LOGGING_IN]	= "CONNECTING",
-	[SRPT_CH_LIVE]		= "LIVE",
-	[SRPT_CH_DRAINING]	= "DRAINING",
-	[SRPT_CH_DRAINED]	= "DISCONNECTED",
+struct srpt_ch_state_sym {
+	enum srpt_ch_phase state;
+	const char *name;
 };
+
+#define SRPT_CH_STATE_TABLE(table, ...) \
+	static const struct srpt_ch_state_sym table[] = { __VA_ARGS__ }
+srpt_ch_state_symbols(SRPT_CH_STATE_TABLE, srpt_ch_state_names);
 
 /**
  * srpt_ch_state_name() - channel state as text.
@@ -279,8 +280,11 @@ static const char * const srpt_ch_state_names[] = {
  */
 static const char *srpt_ch_state_name(enum srpt_ch_phase s)
 {
-	if ((unsigned int)s < ARRAY_SIZE(srpt_ch_state_names))
-		return srpt_ch_state_names[s];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(srpt_ch_state_names); i++)
+		if (srpt_ch_state_names[i].state == s)
+			return srpt_ch_state_names[i].name;
 	return "UNKNOWN";
 }
 

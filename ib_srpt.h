@@ -434,6 +434,15 @@ enum srpt_ch_phase {
 	SRPT_CH_DRAINED,
 };
 
+/*
+ * Each state's name: the one list that both the ACL's info (in the form
+ * rtslib expects: TARG_CONN_STATE_...) and the srpt_ch_state tracepoint's
+ * __print_symbolic() print. Passes @x and the { state, name } pairs to @fn.
+ */
+#define srpt_ch_state_symbols(fn, x)					\
+	fn(x, { SRPT_CH_LOGGING_IN, "CONNECTING" }, { SRPT_CH_LIVE, "LIVE" },	\
+	   { SRPT_CH_DRAINING, "DRAINING" }, { SRPT_CH_DRAINED, "DISCONNECTED" })
+
 /**
  * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
  * @initiator: I_T ini this channel belongs to.

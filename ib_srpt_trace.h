@@ -57,11 +57,8 @@ TRACE_DEFINE_ENUM(DMA_TO_DEVICE);
 TRACE_DEFINE_ENUM(DMA_FROM_DEVICE);
 TRACE_DEFINE_ENUM(DMA_NONE);
 
-#define srpt_show_ch_state(s)					\
-	__print_symbolic(s, { SRPT_CH_LOGGING_IN, "CONNECTING" },	\
-			 { SRPT_CH_LIVE, "LIVE" },			\
-			 { SRPT_CH_DRAINING, "DRAINING" },		\
-			 { SRPT_CH_DRAINED, "DISCONNECTED" })
+/* The same names as the ACL's info: one list, in ib_srpt.h. */
+#define srpt_show_ch_state(s)	srpt_ch_state_symbols(__print_symbolic, s)
 
 /* Direction as seen from the target: "out" is initiator to target. */
 #define srpt_show_dir(d)					\

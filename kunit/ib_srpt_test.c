@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 #include <linux/overflow.h>
+#include <linux/ctype.h>
 #include "../ib_srpt.h"
 
 /* Fill with a pattern so that tests can tell "zeroed" from "never written". */
@@ -29,6 +30,28 @@ static bool srpt_test_all_eq(const void *p, size_t len, u8 v)
 		if (b[i] != v)
 			return false;
 	return true;
+}
+
+/*
+ * Description of a string row of a KUNIT_ARRAY_PARAM table: quoted, with
+ * control characters escaped so that the KTAP result stays one line.
+ */
+static void srpt_test_str_desc(const char * const *s, char *desc)
+{
+	char *p = desc, *end = desc + KUNIT_PARAM_DESC_SIZE - 4;
+	const char *c;
+
+	*p++ = '"';
+	for (c = *s; *c && p < end; c++) {
+		if (*c == '\n') {
+			*p++ = '\\';
+			*p++ = 'n';
+		} else {
+			*p++ = isprint(*c) ? *c : '?';
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
 }
 
 #include "srpt_desc_test.c"

@@ -6,83 +6,102 @@
  * and RDMA/CM logins on GUID- and GID-named target ports.
  */
 
+struct srpt_compat_guid_row {
+	const char *text;
+	u64 guid;
+};
+
+static const struct srpt_compat_guid_row srpt_compat_guid_ok[] = {
+	{ "0002c903000e8acd", 0x0002c903000e8acdULL },
+	{ "0x0002c903000e8acd", 0x0002c903000e8acdULL },
+	{ "0X0002C903000E8ACD", 0x0002c903000e8acdULL },
+	{ "0002c903000e8acd\n", 0x0002c903000e8acdULL },
+	/* Hexadecimal even without 0x and without letters. */
+	{ "10", 0x10 },
+	{ "0123", 0x123 },
+	{ "ffffffffffffffff", ~0ULL },
+	{ "0", 0 },
+};
+
+static void srpt_compat_guid_desc(const struct srpt_compat_guid_row *r, char *desc)
+{
+	srpt_test_str_desc(&r->text, desc);
+}
+
+KUNIT_ARRAY_PARAM(srpt_compat_guid_ok, srpt_compat_guid_ok, srpt_compat_guid_desc);
+
 static void srpt_compat_service_guid_hex(struct kunit *test)
 {
-	static const struct {
-		const char *text;
-		u64 guid;
-	} ok[] = {
-		{ "0002c903000e8acd", 0x0002c903000e8acdULL },
-		{ "0x0002c903000e8acd", 0x0002c903000e8acdULL },
-		{ "0X0002C903000E8ACD", 0x0002c903000e8acdULL },
-		{ "0002c903000e8acd\n", 0x0002c903000e8acdULL },
-		/* Hexadecimal even without 0x and without letters. */
-		{ "10", 0x10 },
-		{ "0123", 0x123 },
-		{ "ffffffffffffffff", ~0ULL },
-		{ "0", 0 },
-	};
-	u64 guid;
-	int i;
+	const struct srpt_compat_guid_row *r = test->param_value;
+	u64 guid = 0xa5a5a5a5a5a5a5a5ULL;
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		guid = 0xa5a5a5a5a5a5a5a5ULL;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_parse_service_guid(ok[i].text, &guid), 0,
-				    "\"%s\"", ok[i].text);
-		KUNIT_EXPECT_EQ_MSG(test, guid, ok[i].guid, "\"%s\"", ok[i].text);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_parse_service_guid(r->text, &guid), 0);
+	KUNIT_EXPECT_EQ(test, guid, r->guid);
 }
+
+static const char * const srpt_compat_guid_junk[] = {
+	"", "\n", "0x", "0x\n", "+1", "-1", " 1", "0x0x12", "g",
+	"10000000000000000",		/* 17 digits: above 64 bits */
+	"0002:c903:000e:8acd", "0x12 ", "1\n\n",
+};
+
+KUNIT_ARRAY_PARAM(srpt_compat_guid_junk, srpt_compat_guid_junk, srpt_test_str_desc);
 
 static void srpt_compat_service_guid_junk(struct kunit *test)
 {
-	static const char * const junk[] = {
-		"", "\n", "0x", "0x\n", "+1", "-1", " 1", "0x0x12", "g",
-		"10000000000000000",		/* 17 digits: above 64 bits */
-		"0002:c903:000e:8acd", "0x12 ", "1\n\n",
-	};
-	u64 guid;
-	int i;
+	const char * const *text = test->param_value;
+	u64 guid = 42;
 
-	for (i = 0; i < ARRAY_SIZE(junk); i++) {
-		guid = 42;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_parse_service_guid(junk[i], &guid), -EINVAL,
-				    "\"%s\"", junk[i]);
-		KUNIT_EXPECT_EQ_MSG(test, guid, 42ULL, "\"%s\" changed the value", junk[i]);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_parse_service_guid(*text, &guid), -EINVAL);
+	KUNIT_EXPECT_EQ_MSG(test, guid, 42ULL, "a rejected value changed the GUID");
 }
+
+struct srpt_compat_tpg_row {
+	const char *name;
+	u16 tag;
+};
+
+static const struct srpt_compat_tpg_row srpt_compat_tpg_ok[] = {
+	{ "tpgt_1", 1 },
+	{ "tpgt_0", 0 },
+	{ "tpgt_2", 2 },
+	{ "tpgt_65535", 65535 },
+	/* The target port's own name, as pre-targetcli scripts do. */
+	{ "0xfe800000000000000002c903000abcde", 1 },
+	{ "0002:c903:000a:bcde", 1 },
+	{ "anything", 1 },
+	{ "tpg_1", 1 },
+};
+
+static void srpt_compat_tpg_desc(const struct srpt_compat_tpg_row *r, char *desc)
+{
+	srpt_test_str_desc(&r->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(srpt_compat_tpg_ok, srpt_compat_tpg_ok, srpt_compat_tpg_desc);
 
 static void srpt_compat_tpg_names(struct kunit *test)
 {
-	static const struct {
-		const char *name;
-		u16 tag;
-	} ok[] = {
-		{ "tpgt_1", 1 },
-		{ "tpgt_0", 0 },
-		{ "tpgt_2", 2 },
-		{ "tpgt_65535", 65535 },
-		/* The target port's own name, as pre-targetcli scripts do. */
-		{ "0xfe800000000000000002c903000abcde", 1 },
-		{ "0002:c903:000a:bcde", 1 },
-		{ "anything", 1 },
-		{ "tpg_1", 1 },
-	};
-	static const char * const bad[] = {
-		"tpgt", "tpgt_", "tpgt1", "tpgtx", "tpgt_01", "tpgt_+1", "tpgt_-1",
-		"tpgt_1a", "tpgt_65536", "tpgt_ 1",
-	};
-	u16 tag;
-	int i;
+	const struct srpt_compat_tpg_row *r = test->param_value;
+	u16 tag = 0xa5a5;
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		tag = 0xa5a5;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_tpg_name_tag(ok[i].name, &tag), 0,
-				    "\"%s\"", ok[i].name);
-		KUNIT_EXPECT_EQ_MSG(test, tag, ok[i].tag, "\"%s\"", ok[i].name);
-	}
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_EQ_MSG(test, srpt_tpg_name_tag(bad[i], &tag), -EINVAL,
-				    "\"%s\"", bad[i]);
+	KUNIT_EXPECT_EQ(test, srpt_tpg_name_tag(r->name, &tag), 0);
+	KUNIT_EXPECT_EQ(test, tag, r->tag);
+}
+
+static const char * const srpt_compat_tpg_bad[] = {
+	"tpgt", "tpgt_", "tpgt1", "tpgtx", "tpgt_01", "tpgt_+1", "tpgt_-1",
+	"tpgt_1a", "tpgt_65536", "tpgt_ 1",
+};
+
+KUNIT_ARRAY_PARAM(srpt_compat_tpg_bad, srpt_compat_tpg_bad, srpt_test_str_desc);
+
+static void srpt_compat_tpg_names_bad(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	u16 tag;
+
+	KUNIT_EXPECT_EQ(test, srpt_tpg_name_tag(*name, &tag), -EINVAL);
 }
 
 static void srpt_compat_rtslib_names(struct kunit *test)
@@ -129,32 +148,42 @@ static struct sockaddr *srpt_compat_in6(struct sockaddr_in6 *sin6, const char *a
 	return (struct sockaddr *)sin6;
 }
 
+/* One initiator port ID, 0x00000000000012340002c903000abcde, spelt four ways. */
+static const char * const srpt_compat_gid_same[] = {
+	"0x00000000000012340002c903000abcde",
+	"00000000000012340002c903000abcde",
+	"0x00000000000012340002C903000ABCDE",
+	"0x12340002c903000abcde",
+};
+
+KUNIT_ARRAY_PARAM(srpt_compat_gid_same, srpt_compat_gid_same, srpt_test_str_desc);
+
 /*
  * GID-named port: every ACL names the 16-byte initiator port ID, for IB CM
  * and RDMA/CM logins alike, in any spelling of the same value.
  */
+static void srpt_compat_acl_gid_spellings(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	struct sockaddr_ib sib;
+	struct sockaddr_in6 sin6;
+	struct sockaddr *ib = srpt_compat_ib_src(&sib, 0x0002c903000abcdeULL);
+	struct sockaddr *rdma = srpt_compat_in6(&sin6, "fd00::2");
+
+	KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(*name, false, srpt_compat_ipid_ext, ib),
+			      "IB CM login");
+	KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(*name, false, srpt_compat_ipid_ext, rdma),
+			      "RDMA/CM login");
+}
+
+/* GID-named port: what does not name the initiator port ID. */
 static void srpt_compat_acl_gid_port(struct kunit *test)
 {
 	struct sockaddr_ib sib;
 	struct sockaddr_in6 sin6;
 	struct sockaddr *ib = srpt_compat_ib_src(&sib, 0x0002c903000abcdeULL);
 	struct sockaddr *rdma = srpt_compat_in6(&sin6, "fd00::2");
-	static const char * const same[] = {
-		"0x00000000000012340002c903000abcde",
-		"00000000000012340002c903000abcde",
-		"0x00000000000012340002C903000ABCDE",
-		"0x12340002c903000abcde",
-	};
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(same); i++) {
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false,
-							     srpt_compat_ipid_ext, ib),
-				      "IB CM, %s", same[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_acl_matches(same[i], false,
-							     srpt_compat_ipid_ext, rdma),
-				      "RDMA/CM, %s", same[i]);
-	}
 	/* initiator_ext counts: an ACL for ext 0 is another initiator port. */
 	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0x00000000000000000002c903000abcde",
 						  false, srpt_compat_ipid_ext, ib));
@@ -241,10 +270,12 @@ static void srpt_compat_acl_guid_port_rdma_cm(struct kunit *test)
 }
 
 static struct kunit_case srpt_compat_cases[] = {
-	KUNIT_CASE(srpt_compat_service_guid_hex),
-	KUNIT_CASE(srpt_compat_service_guid_junk),
-	KUNIT_CASE(srpt_compat_tpg_names),
+	KUNIT_CASE_PARAM(srpt_compat_service_guid_hex, srpt_compat_guid_ok_gen_params),
+	KUNIT_CASE_PARAM(srpt_compat_service_guid_junk, srpt_compat_guid_junk_gen_params),
+	KUNIT_CASE_PARAM(srpt_compat_tpg_names, srpt_compat_tpg_ok_gen_params),
+	KUNIT_CASE_PARAM(srpt_compat_tpg_names_bad, srpt_compat_tpg_bad_gen_params),
 	KUNIT_CASE(srpt_compat_rtslib_names),
+	KUNIT_CASE_PARAM(srpt_compat_acl_gid_spellings, srpt_compat_gid_same_gen_params),
 	KUNIT_CASE(srpt_compat_acl_gid_port),
 	KUNIT_CASE(srpt_compat_acl_guid_port_ib_cm),
 	KUNIT_CASE(srpt_compat_acl_guid_port_rdma_cm),

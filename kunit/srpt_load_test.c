@@ -124,22 +124,32 @@ static void srpt_sq_rdma_wrs_for(struct kunit *test)
 }
 
 /* Only SRP_CMD and SRP_TSK_MGMT count against the request limit. */
+static const struct {
+	u8 opcode;
+	bool takes;
+} srpt_credit_rows[] = {
+	{ SRP_CMD, true }, { SRP_TSK_MGMT, true },
+	{ SRP_CRED_RSP, false }, { SRP_AER_RSP, false }, { SRP_I_LOGOUT, false },
+	{ SRP_RSP, false }, { SRP_LOGIN_REQ, false }, { 0x77, false }, { 0xff, false },
+};
+
+static void srpt_credit_row_desc(typeof(srpt_credit_rows[0]) *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "opcode %#x", r->opcode);
+}
+
+KUNIT_ARRAY_PARAM(srpt_credit_rows, srpt_credit_rows, srpt_credit_row_desc);
+
 static void srpt_credit_takers(struct kunit *test)
 {
-	static const u8 takers[] = { SRP_CMD, SRP_TSK_MGMT };
-	static const u8 others[] = { SRP_CRED_RSP, SRP_AER_RSP, SRP_I_LOGOUT,
-				     SRP_RSP, SRP_LOGIN_REQ, 0x77, 0xff };
-	int i;
+	typeof(srpt_credit_rows[0]) *r = test->param_value;
 
-	for (i = 0; i < ARRAY_SIZE(takers); i++) {
-		KUNIT_EXPECT_TRUE(test, srpt_iu_takes_credit(&takers[i], 1));
-		/* Too short for its type: still a request, still a credit. */
-		KUNIT_EXPECT_TRUE(test, srpt_iu_takes_credit(&takers[i], 4));
-	}
-	for (i = 0; i < ARRAY_SIZE(others); i++)
-		KUNIT_EXPECT_FALSE_MSG(test, srpt_iu_takes_credit(&others[i], 64),
-				       "opcode %#x", others[i]);
-	KUNIT_EXPECT_FALSE(test, srpt_iu_takes_credit(takers, 0));
+	KUNIT_EXPECT_EQ(test, srpt_iu_takes_credit(&r->opcode, 64), r->takes);
+	/* Too short for its type: still a request, still a credit. */
+	if (r->takes)
+		KUNIT_EXPECT_TRUE(test, srpt_iu_takes_credit(&r->opcode, 1));
+	/* Nothing received takes nothing. */
+	KUNIT_EXPECT_FALSE(test, srpt_iu_takes_credit(&r->opcode, 0));
 }
 
 /* A response whose post failed gives its credits back for the next one. */
@@ -379,7 +389,7 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_sq_reserve_waits_in_order),
 	KUNIT_CASE(srpt_sq_reserve_whole_queue),
 	KUNIT_CASE(srpt_sq_rdma_wrs_for),
-	KUNIT_CASE(srpt_credit_takers),
+	KUNIT_CASE_PARAM(srpt_credit_takers, srpt_credit_rows_gen_params),
 	KUNIT_CASE(srpt_credit_undo_after_failed_post),
 	KUNIT_CASE(srpt_stats_credits_returned),
 	KUNIT_CASE(srpt_stats_max_only_rises),

@@ -110,37 +110,38 @@ static void srpt_name_guid_short_groups(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, id, exp, 16);
 }
 
+static const char * const srpt_name_junk[] = {
+	"",
+	"\n",
+	"0x",
+	"0X\n",
+	"x12",
+	"0x0x12",
+	"0xfe800000000000000002c903000abcde0",	/* 33 digits */
+	"fe800000000000000002c903000abcde00",	/* 34 digits */
+	"0x12g4",
+	"hello",
+	"0x 12",
+	"-1",
+	"+1",
+	"0002:c903:000a",			/* three groups */
+	"0002:c903:000a:bcde:0001",		/* five groups */
+	"00002:c903:000a:bcde",			/* five digits in a group */
+	"0002::000a:bcde",			/* empty group */
+	"0002:c903:000a:",
+	":c903:000a:bcde",
+	"0002:c9g3:000a:bcde",
+	"0002-c903-000a-bcde",
+};
+
+KUNIT_ARRAY_PARAM(srpt_name_junk, srpt_name_junk, srpt_test_str_desc);
+
 static void srpt_name_rejects_junk(struct kunit *test)
 {
-	static const char * const junk[] = {
-		"",
-		"\n",
-		"0x",
-		"0X\n",
-		"x12",
-		"0x0x12",
-		"0xfe800000000000000002c903000abcde0",	/* 33 digits */
-		"fe800000000000000002c903000abcde00",	/* 34 digits */
-		"0x12g4",
-		"hello",
-		"0x 12",
-		"-1",
-		"+1",
-		"0002:c903:000a",			/* three groups */
-		"0002:c903:000a:bcde:0001",		/* five groups */
-		"00002:c903:000a:bcde",			/* five digits in a group */
-		"0002::000a:bcde",			/* empty group */
-		"0002:c903:000a:",
-		":c903:000a:bcde",
-		"0002:c9g3:000a:bcde",
-		"0002-c903-000a-bcde",
-	};
+	const char * const *name = test->param_value;
 	u8 id[16];
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(junk); i++)
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_parse(junk[i], id), -EINVAL,
-				    "name \"%s\"", junk[i]);
+	KUNIT_EXPECT_EQ(test, srpt_test_parse(*name, id), -EINVAL);
 }
 
 static int srpt_test_acl(const char *name, u8 id[16], bool *is_ip)
@@ -176,55 +177,40 @@ static void srpt_acl_port_id_forms(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, id, srpt_test_id_guid, 16);
 }
 
-static void srpt_acl_ipv4(struct kunit *test)
-{
-	static const char * const ok[] = { "192.168.1.10", "10.0.0.1", "0.0.0.0",
-					   "255.255.255.255" };
-	u8 id[16];
-	bool is_ip;
-	int i;
+static const char * const srpt_acl_ips[] = {
+	"192.168.1.10", "10.0.0.1", "0.0.0.0", "255.255.255.255",
+	"fd00::1", "::1", "fe80::202:c903:a:bcde", "2001:db8:0:0:1:2:3:4",
+};
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		is_ip = false;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_acl(ok[i], id, &is_ip), 0, "%s", ok[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, is_ip, "%s", ok[i]);
-		/* The port ID is left alone for address ACLs. */
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON),
-				      "%s", ok[i]);
-	}
+KUNIT_ARRAY_PARAM(srpt_acl_ips, srpt_acl_ips, srpt_test_str_desc);
+
+static void srpt_acl_ip(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	u8 id[16];
+	bool is_ip = false;
+
+	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &is_ip), 0);
+	KUNIT_EXPECT_TRUE(test, is_ip);
+	/* The port ID is left alone for address ACLs. */
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON));
 }
 
-static void srpt_acl_ipv6(struct kunit *test)
-{
-	static const char * const ok[] = { "fd00::1", "::1", "fe80::202:c903:a:bcde",
-					   "2001:db8:0:0:1:2:3:4" };
-	u8 id[16];
-	bool is_ip;
-	int i;
+static const char * const srpt_acl_junk[] = {
+	"", "hello", "1.2.3", "256.1.1.1", "1.2.3.4.5", "fd00:::1",
+	"fd00::1::2", "0x", "0x12g4", "0002:c903",
+	"0xfe800000000000000002c903000abcde0", "gggg::1",
+};
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		is_ip = false;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_acl(ok[i], id, &is_ip), 0, "%s", ok[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, is_ip, "%s", ok[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON),
-				      "%s", ok[i]);
-	}
-}
+KUNIT_ARRAY_PARAM(srpt_acl_junk, srpt_acl_junk, srpt_test_str_desc);
 
 static void srpt_acl_rejects_junk(struct kunit *test)
 {
-	static const char * const junk[] = {
-		"", "hello", "1.2.3", "256.1.1.1", "1.2.3.4.5", "fd00:::1",
-		"fd00::1::2", "0x", "0x12g4", "0002:c903",
-		"0xfe800000000000000002c903000abcde0", "gggg::1",
-	};
+	const char * const *name = test->param_value;
 	u8 id[16];
 	bool is_ip;
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(junk); i++)
-		KUNIT_EXPECT_EQ_MSG(test, srpt_test_acl(junk[i], id, &is_ip), -EINVAL,
-				    "name \"%s\"", junk[i]);
+	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &is_ip), -EINVAL);
 }
 
 static struct kunit_case srpt_name_cases[] = {
@@ -235,11 +221,10 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_trailing_newline),
 	KUNIT_CASE(srpt_name_guid_form),
 	KUNIT_CASE(srpt_name_guid_short_groups),
-	KUNIT_CASE(srpt_name_rejects_junk),
+	KUNIT_CASE_PARAM(srpt_name_rejects_junk, srpt_name_junk_gen_params),
 	KUNIT_CASE(srpt_acl_port_id_forms),
-	KUNIT_CASE(srpt_acl_ipv4),
-	KUNIT_CASE(srpt_acl_ipv6),
-	KUNIT_CASE(srpt_acl_rejects_junk),
+	KUNIT_CASE_PARAM(srpt_acl_ip, srpt_acl_ips_gen_params),
+	KUNIT_CASE_PARAM(srpt_acl_rejects_junk, srpt_acl_junk_gen_params),
 	{}
 };
 

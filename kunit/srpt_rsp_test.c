@@ -321,33 +321,40 @@ static void srpt_rsp_reused_buffer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->sense_data_len), 0U);
 }
 
+static const u8 srpt_tsk_codes[] = {
+	SRP_TSK_MGMT_SUCCESS, SRP_TSK_MGMT_FUNC_NOT_SUPP, SRP_TSK_MGMT_FAILED,
+};
+
+static void srpt_tsk_code_desc(const u8 *code, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "response code %#x", *code);
+}
+
+KUNIT_ARRAY_PARAM(srpt_tsk_codes, srpt_tsk_codes, srpt_tsk_code_desc);
+
 static void srpt_tsk_rsp_codes(struct kunit *test)
 {
-	static const u8 codes[] = { SRP_TSK_MGMT_SUCCESS, SRP_TSK_MGMT_FUNC_NOT_SUPP,
-				    SRP_TSK_MGMT_FAILED };
+	const u8 *code = test->param_value;
 	struct srpt_rsp_fixture *f = test->priv;
 	struct srp_rsp *rsp = srpt_test_rsp(test);
-	int i;
 
+	/* The SRP standard's values, which the initiator decodes. */
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_SUCCESS, 0x00);
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_FUNC_NOT_SUPP, 0x04);
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_FAILED, 0x05);
-	for (i = 0; i < ARRAY_SIZE(codes); i++) {
-		memset(f->buf, 0, f->ch->max_rsp_size);
-		KUNIT_EXPECT_EQ(test, srpt_build_tskmgmt_rsp(f->ch, codes[i], f->ioctx,
-							     0xabc0 + i),
-				(int)sizeof(struct srp_rsp) + 4);
-		KUNIT_EXPECT_EQ(test, rsp->opcode, (u8)SRP_RSP);
-		KUNIT_EXPECT_EQ(test, rsp->tag, 0xabc0ULL + i);
-		KUNIT_EXPECT_EQ(test, rsp->flags, (u8)SRP_RSP_FLAG_RSPVALID);
-		KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->resp_data_len), 4U);
-		KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->sense_data_len), 0U);
-		KUNIT_EXPECT_EQ(test, rsp->data[0], 0);
-		KUNIT_EXPECT_EQ(test, rsp->data[1], 0);
-		KUNIT_EXPECT_EQ(test, rsp->data[2], 0);
-		KUNIT_EXPECT_EQ(test, rsp->data[3], codes[i]);
-		KUNIT_EXPECT_EQ(test, f->buf[39], codes[i]);
-	}
+	memset(f->buf, 0, f->ch->max_rsp_size);
+	KUNIT_EXPECT_EQ(test, srpt_build_tskmgmt_rsp(f->ch, *code, f->ioctx, 0xabc0 + *code),
+			(int)sizeof(struct srp_rsp) + 4);
+	KUNIT_EXPECT_EQ(test, rsp->opcode, (u8)SRP_RSP);
+	KUNIT_EXPECT_EQ(test, rsp->tag, 0xabc0ULL + *code);
+	KUNIT_EXPECT_EQ(test, rsp->flags, (u8)SRP_RSP_FLAG_RSPVALID);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->resp_data_len), 4U);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->sense_data_len), 0U);
+	KUNIT_EXPECT_EQ(test, rsp->data[0], 0);
+	KUNIT_EXPECT_EQ(test, rsp->data[1], 0);
+	KUNIT_EXPECT_EQ(test, rsp->data[2], 0);
+	KUNIT_EXPECT_EQ(test, rsp->data[3], *code);
+	KUNIT_EXPECT_EQ(test, f->buf[39], *code);
 }
 
 static void srpt_tsk_rsp_credits(struct kunit *test)
@@ -385,19 +392,35 @@ static void srpt_tsk_rsp_ignores_cmd_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsp->data[3], (u8)SRP_TSK_MGMT_FUNC_NOT_SUPP);
 }
 
+/* An SRP value and what it maps to in LIO. */
+struct srpt_map_row {
+	int in;
+	int out;
+};
+
+static void srpt_map_desc(const struct srpt_map_row *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%#x", r->in);
+}
+
+/* Task management functions; anything the SRP standard does not define is -1. */
+static const struct srpt_map_row srpt_tmr_rows[] = {
+	{ SRP_TSK_ABORT_TASK, TMR_ABORT_TASK },
+	{ SRP_TSK_ABORT_TASK_SET, TMR_ABORT_TASK_SET },
+	{ SRP_TSK_CLEAR_TASK_SET, TMR_CLEAR_TASK_SET },
+	{ SRP_TSK_LUN_RESET, TMR_LUN_RESET },
+	{ SRP_TSK_CLEAR_ACA, TMR_CLEAR_ACA },
+	{ 0x00, -1 }, { 0x03, -1 }, { 0x10, -1 }, { 0x20, -1 }, { 0x80, -1 },
+	{ 0xff, -1 }, { -1, -1 }, { 0x41, -1 },
+};
+
+KUNIT_ARRAY_PARAM(srpt_tmr_rows, srpt_tmr_rows, srpt_map_desc);
+
 static void srpt_tmr_mapping(struct kunit *test)
 {
-	static const int unknown[] = { 0x00, 0x03, 0x10, 0x20, 0x80, 0xff, -1, 0x41 };
-	int i;
+	const struct srpt_map_row *r = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(SRP_TSK_ABORT_TASK), (int)TMR_ABORT_TASK);
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(SRP_TSK_ABORT_TASK_SET), (int)TMR_ABORT_TASK_SET);
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(SRP_TSK_CLEAR_TASK_SET), (int)TMR_CLEAR_TASK_SET);
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(SRP_TSK_LUN_RESET), (int)TMR_LUN_RESET);
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(SRP_TSK_CLEAR_ACA), (int)TMR_CLEAR_ACA);
-	for (i = 0; i < ARRAY_SIZE(unknown); i++)
-		KUNIT_EXPECT_EQ_MSG(test, srp_tmr_to_tcm(unknown[i]), -1,
-				    "function %#x", unknown[i]);
+	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(r->in), r->out);
 }
 
 /*
@@ -453,18 +476,21 @@ static void srpt_rsp_credit_once_aborted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 2U);
 }
 
+/* Task attributes; reserved values are SIMPLE. */
+static const struct srpt_map_row srpt_task_attr_rows[] = {
+	{ 0, TCM_SIMPLE_TAG }, { 1, TCM_HEAD_TAG }, { 2, TCM_ORDERED_TAG },
+	{ 4, TCM_ACA_TAG },
+	{ 3, TCM_SIMPLE_TAG }, { 5, TCM_SIMPLE_TAG }, { 6, TCM_SIMPLE_TAG },
+	{ 7, TCM_SIMPLE_TAG }, { 0x80, TCM_SIMPLE_TAG }, { 0xff, TCM_SIMPLE_TAG },
+};
+
+KUNIT_ARRAY_PARAM(srpt_task_attr_rows, srpt_task_attr_rows, srpt_map_desc);
+
 static void srpt_task_attr_mapping(struct kunit *test)
 {
-	static const u8 other[] = { 3, 5, 6, 7, 0x80, 0xff };
-	int i;
+	const struct srpt_map_row *r = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(0), TCM_SIMPLE_TAG);
-	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(1), TCM_HEAD_TAG);
-	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(2), TCM_ORDERED_TAG);
-	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(4), TCM_ACA_TAG);
-	for (i = 0; i < ARRAY_SIZE(other); i++)
-		KUNIT_EXPECT_EQ_MSG(test, srpt_task_attr_to_tcm(other[i]), TCM_SIMPLE_TAG,
-				    "task_attr %#x", other[i]);
+	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(r->in), r->out);
 }
 
 static struct kunit_case srpt_rsp_cases[] = {
@@ -485,11 +511,11 @@ static struct kunit_case srpt_rsp_cases[] = {
 	KUNIT_CASE(srpt_rsp_no_residual_without_flag),
 	KUNIT_CASE(srpt_rsp_residual_and_sense),
 	KUNIT_CASE(srpt_rsp_reused_buffer),
-	KUNIT_CASE(srpt_tsk_rsp_codes),
+	KUNIT_CASE_PARAM(srpt_tsk_rsp_codes, srpt_tsk_codes_gen_params),
 	KUNIT_CASE(srpt_tsk_rsp_credits),
 	KUNIT_CASE(srpt_tsk_rsp_ignores_cmd_state),
-	KUNIT_CASE(srpt_tmr_mapping),
-	KUNIT_CASE(srpt_task_attr_mapping),
+	KUNIT_CASE_PARAM(srpt_tmr_mapping, srpt_tmr_rows_gen_params),
+	KUNIT_CASE_PARAM(srpt_task_attr_mapping, srpt_task_attr_rows_gen_params),
 	{}
 };
 
