@@ -337,7 +337,9 @@ scale_one() {
 		--time_based --runtime="$runtime" --ramp_time=2 --randrepeat=0 \
 		--norandommap --output-format=json >/tmp/fio.json 2>/tmp/fio.err ||
 		{ die "scale fio: $(tail -n 2 /tmp/fio.err)"; return 1; }
-	iops=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(f"{d[\"read\"][\"iops\"]:.0f}")')
+	# No backslash inside an f-string: the guest's Python 3.11 rejects it.
+	iops=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print("%.0f" % d["read"]["iops"])') ||
+		{ die "scale: no IOPS in fio's output"; return 1; }
 	echo "$m $nch $nlun $iops $((mf0 - mf1)) $((sl1 - sl0)) $(scale_slots)" >>/out/scale.txt
 	tail -n 1 /out/scale.txt | sed 's/^/## scale: /'
 }
