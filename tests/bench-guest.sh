@@ -407,6 +407,58 @@ perf_events_check() {
 
 kprobe_hits() { awk '{ print $1, $2 }' "$TR/kprobe_profile" 2>/dev/null | sed 's/^kp_//'; }
 
+# perf report --sort sym lines on stdin; prints "<label> <module> <percent>"
+# per kernel module (from /proc/kallsyms), idle and user space.
+perf_by_module() {
+	awk -v label="$1" 'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
+		$2 == "[k]" || $2 == "[.]" {
+			p = $1; sub("%", "", p)
+			if ($2 == "[.]") m = "user"
+			else if ($3 ~ /halt|idle|mwait/) m = "idle"
+			else m = ($3 in mod) ? mod[$3] : "[vmlinux]"
+			sum[m] += p
+		}
+		$2 == "[k]" && mod[$3] ~ /srpt|target_core/ {
+			printf "%s %s:%s %s\n", label, mod[$3], $3, p
+		}
+		END { for (m in sum) printf "%s %s %.2f\n", label, m, sum[m] }' \
+		/proc/kallsyms - | sort -k4 -rn
+}
+
+# perf script call chains on stdin; prints "<label> incl:<module> <percent>":
+# the share of samples with a frame of that module anywhere on the stack
+# (the module and all it calls: an upper bound on what it could save).
+perf_inclusive() {
+	awk -v label="$1" 'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
+		/^[^ \t]/ { n++; delete seen; next }
+		/^[ \t]+[0-9a-f]+ / {
+			f = $2; sub(/\+0x.*/, "", f)
+			m = mod[f]
+			if (m ~ /srpt|target_core|rdma_rxe|ib_srp\]/ && !(m in seen)) {
+				seen[m] = 1; incl[m]++
+			}
+		}
+		END { for (m in incl) printf "%s incl:%s %.2f\n", label, m, 100 * incl[m] / n }' \
+		/proc/kallsyms - | sort -k4 -rn
+}
+
+# Work items run per I/O, by function: which hops each layer adds.
+wq_functions() {
+	local m=$1 j=$2 disk=$3 args=$4 ios
+	# shellcheck disable=SC2086
+	"$PERF" record -a -e workqueue:workqueue_execute_start -o /tmp/wq.data \
+		-- fio --name="$j" --filename="$disk" --direct=1 --ioengine=libaio \
+		$args --time_based --runtime="$runtime" --randrepeat=0 \
+		--norandommap --output-format=json >/tmp/fio.json 2>/dev/null || return 0
+	ios=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(d["read"]["total_ios"] + d["write"]["total_ios"])')
+	"$PERF" script -i /tmp/wq.data -F trace 2>/dev/null |
+		grep -o 'function [^ ]*' | sort | uniq -c |
+		awk -v n="$ios" -v label="$m $j" '{
+			printf "%s %s %.3f\n", label, $3, $1 / n }' |
+		sort -k4 -rn >>/out/profile-work.txt
+	rm -f /tmp/wq.data
+}
+
 profile_one() {
 	local m=$1 j=$2 disk=$3 args h0 ios
 	args=$(job_args "$j")
@@ -432,12 +484,22 @@ profile_one() {
 		"$PERF" report -i /tmp/perf.data --stdio --no-children --sort sym \
 			--percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -n 60 \
 			>"/out/perf-$m-$j.txt"
+	# Which module the time is in (perf puts modules into vmlinux): the
+	# share a target can win back at most.
+	"$PERF" report -i /tmp/perf.data --stdio --no-children --sort sym \
+		--percent-limit 0 -g none 2>/dev/null | perf_by_module "$m $j" \
+		>>/out/profile-modules.txt
+	"$PERF" script -i /tmp/perf.data 2>/dev/null | perf_inclusive "$m $j" \
+		>>/out/profile-modules.txt
 	rm -f /tmp/perf.data
+	wq_functions "$m" "$j" "$disk" "$args"
 }
 
 profile_rounds() {
 	local m j disk
 	: >/out/profile.txt
+	: >/out/profile-modules.txt
+	: >/out/profile-work.txt
 	srpt_deps
 	kprobes_on
 	perf_events_check
@@ -448,12 +510,14 @@ profile_rounds() {
 		disk=$(tail -n 1 /tmp/bench-disk)
 		[ -b "$disk" ] || { echo "## profile: $m setup failed"; cleanup "$m"; continue; }
 		for j in ${BENCH_PROFILE_JOBS:-randread-4k-qd32 randwrite-4k-qd32 randread-4k-qd1}; do
-			run_deadline $((2 * runtime + 90)) profile_one "$m" "$j" "$disk" ||
+			run_deadline $((4 * runtime + 240)) profile_one "$m" "$j" "$disk" ||
 				echo "## profile: $m $j failed: $(tail -n 2 /tmp/fio.err)"
 		done
 		run_deadline 120 cleanup "$m" >/dev/null 2>&1 || { echo "## profile: $m stuck"; break; }
 	done
 	sed 's/^/## profile: /' /out/profile.txt
+	sed 's/^/## profile-modules: /' /out/profile-modules.txt
+	sed 's/^/## profile-work: /' /out/profile-work.txt
 }
 
 # Round 1, then the profile and the scaling table, then the other rounds:
