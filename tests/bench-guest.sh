@@ -122,8 +122,7 @@ srpt_serve_and_login() {
 	srpt_load || return 1
 	dev=$(null_dev bench) || return 1
 	bs=$(lio_iblock bench "$dev") || return 1
-	srpt_target_create && srpt_lun 0 "$bs" && srpt_acl_add && srpt_enable &&
-		srp_login && srp_disk 0
+	srpt_serve "$bs" && srp_login && srp_disk 0
 }
 
 srpt_cleanup() {
