@@ -1696,6 +1696,64 @@ static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_unsig_take() - reserve a send queue entry for an unsignaled response.
+ * @ch: channel.
+ *
+ * Return: false when %SRPT_UNSIG_RSP_MAX unsignaled responses may still
+ * occupy the send queue: the response is then signaled.
+ */
+static bool srpt_unsig_take(struct srpt_rdma_ch *ch)
+{
+	return atomic_dec_if_positive(&ch->unsig_avail) >= 0;
+}
+
+/**
+ * srpt_unsig_posted() - count an unsignaled response once it is posted.
+ * @ch: channel.
+ *
+ * Counted after the post, so that a signaled work request whose snapshot
+ * (srpt_unsig_snapshot()) includes it was posted after it.
+ */
+static void srpt_unsig_posted(struct srpt_rdma_ch *ch)
+{
+	/* The post before the count: pairs with srpt_unsig_snapshot(). */
+	smp_mb__before_atomic();
+	atomic_inc(&ch->unsig_posted);
+}
+
+/**
+ * srpt_unsig_snapshot() - unsignaled responses posted so far.
+ * @ch: channel.
+ *
+ * Return: the count to store with a signaled work request before it is
+ * posted; when it completes, these are done too (a send queue completes in
+ * order).
+ */
+static u32 srpt_unsig_snapshot(struct srpt_rdma_ch *ch)
+{
+	return atomic_read_acquire(&ch->unsig_posted);
+}
+
+/**
+ * srpt_unsig_retire() - free the entries of unsignaled responses.
+ * @ch: channel.
+ * @snap: srpt_unsig_snapshot() of a signaled work request that completed.
+ *
+ * Signaled completions may be processed out of order: only a snapshot
+ * newer than the last one retired frees anything, and only the difference.
+ */
+static void srpt_unsig_retire(struct srpt_rdma_ch *ch, u32 snap)
+{
+	int old = atomic_read(&ch->unsig_retired);
+
+	do {
+		if ((s32)(snap - (u32)old) <= 0)
+			return;
+	} while (!atomic_try_cmpxchg(&ch->unsig_retired, &old, snap));
+	atomic_add(snap - (u32)old, &ch->unsig_avail);
+}
+
+/**
  * srpt_post_failed() - keep a command whose post failed until the drain.
  * @ioctx: command; part of its work requests may have been posted and
  *	   still use its buffers, so nothing is unmapped before the QP is
@@ -2596,6 +2654,24 @@ static void srpt_iu_work(struct work_struct *w)
 }
 
 /**
+ * srpt_unsig_send_done() - an unsignaled response failed.
+ * @cq: completion queue.
+ * @wc: work completion; unsignaled work requests complete only in error.
+ *
+ * Its command ended when it was posted; only the channel is left to close.
+ */
+static void srpt_unsig_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		srpt_ch_info_ratelimited(ch, "sending a response failed: %s\n",
+					 ib_wc_status_msg(wc->status));
+		srpt_close_ch_async(ch);
+	}
+}
+
+/**
  * srpt_send_done() - a response send completed.
  * @cq: completion queue.
  * @wc: work completion.
@@ -2617,6 +2693,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			    ioctx->tag, state);
 
 	ioctx->n_rdma = 0;
+	srpt_unsig_retire(ch, ioctx->unsig_snap);
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
 		srpt_ch_info_ratelimited(ch, "sending response for tag %#llx failed: %s\n",
@@ -2675,14 +2752,18 @@ static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
  *
  * The response itself needs no reservation: each send context owns one
  * response slot of the send queue. The receive buffer goes back to the
- * HCA before the response hands the initiator a new credit for it.
+ * HCA before the response hands the initiator a new credit for it. An
+ * inline response without data is posted unsignaled while
+ * srpt_unsig_take() allows, and its command ends here.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	struct srpt_device *sdev = ch->sport->sdev;
 	struct se_cmd *cmd = &ioctx->cmd;
+	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
 	struct ib_send_wr send_wr = {};
+	bool unsig = false;
 	struct ib_sge sge;
 	int len, ret;
 
@@ -2693,7 +2774,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		return;
 	}
 
-	if (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB) {
+	if (tmr) {
 		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response);
 
 		len = srpt_build_tskmgmt_rsp(ch, code, ioctx, ioctx->tag);
@@ -2712,6 +2793,8 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		/* Copied at post time, from the CPU's view of the buffer. */
 		sge.addr = (uintptr_t)ioctx->ioctx.buf;
 		send_wr.send_flags |= IB_SEND_INLINE;
+		/* Without data nothing stays in use: see SRPT_UNSIG_RSP_MAX. */
+		unsig = !tmr && !ioctx->n_segs && srpt_unsig_take(ch);
 	} else {
 		ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
 					      len, DMA_TO_DEVICE);
@@ -2719,8 +2802,14 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 	sge.length = len;
 	sge.lkey = sdev->lkey;
-	ioctx->ioctx.cqe.done = srpt_send_done;
-	send_wr.wr_cqe = &ioctx->ioctx.cqe;
+	if (unsig) {
+		send_wr.send_flags = IB_SEND_INLINE;
+		send_wr.wr_cqe = &ch->unsig_cqe;
+	} else {
+		ioctx->unsig_snap = srpt_unsig_snapshot(ch);
+		ioctx->ioctx.cqe.done = srpt_send_done;
+		send_wr.wr_cqe = &ioctx->ioctx.cqe;
+	}
 	send_wr.sg_list = &sge;
 	send_wr.num_sge = 1;
 	send_wr.opcode = IB_WR_SEND;
@@ -2733,8 +2822,16 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	if (unlikely(ret)) {
 		srpt_ch_err_ratelimited(ch, "posting response for tag %#llx failed: %d\n",
 					ioctx->tag, ret);
+		if (unsig)
+			atomic_inc(&ch->unsig_avail);
 		srpt_credit_undo(ch, ioctx->rsp_credits);
 		srpt_post_failed(ioctx);
+		return;
+	}
+	if (unsig) {
+		srpt_unsig_posted(ch);
+		srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
+		transport_generic_free_cmd(&ioctx->cmd, 0);
 	}
 }
 
@@ -3371,6 +3468,10 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	ch->max_inline = qp_init.cap.max_inline_data;
 	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
 	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
+	ch->unsig_cqe.done = srpt_unsig_send_done;
+	atomic_set(&ch->unsig_avail, ch->max_inline ? SRPT_UNSIG_RSP_MAX : 0);
+	atomic_set(&ch->unsig_posted, 0);
+	atomic_set(&ch->unsig_retired, 0);
 	return 0;
 }
 
@@ -3380,7 +3481,8 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
  * @ch: channel with rq_size and max_data_len set.
  *
  * The send queue holds one response per send context, the drain write,
- * one SRP_T_LOGOUT, one SRP_CRED_REQ and srp_sq_size RDMA contexts (at
+ * one SRP_T_LOGOUT, one SRP_CRED_REQ, %SRPT_UNSIG_RSP_MAX unsignaled
+ * responses whose commands already ended, and srp_sq_size RDMA contexts (at
  * least the largest transfer allowed, so every command can run).
  * Responses are never short of space that way, see srpt_post_response().
  * If the HCA refuses the sizes, the RDMA part is halved until they fit.
@@ -3391,8 +3493,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
 	u32 sq_size = READ_ONCE(ch->sport->limits.srp_sq_size);
-	/* Responses, the drain write, SRP_T_LOGOUT and SRP_CRED_REQ. */
-	u32 rsp_wrs = ch->rq_size + 3;
+	/* Responses, drain write, SRP_T_LOGOUT, SRP_CRED_REQ, unsignaled. */
+	u32 rsp_wrs = ch->rq_size + 3 + SRPT_UNSIG_RSP_MAX;
 	int i, ret;
 
 	sq_size = max(sq_size, srpt_rdma_wrs_for(&sdev->device->attrs,

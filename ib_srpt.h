@@ -209,6 +209,14 @@ enum {
 	 */
 	SRPT_RSP_INLINE		= 128,
 	/*
+	 * Inline responses without data are posted unsignaled: once posted
+	 * nothing of them is in use, so the command ends at once and no send
+	 * completion is processed for it. Their send queue entries are known
+	 * free only when a later signaled work request completes; this many
+	 * extra entries bound them (every one beyond is signaled).
+	 */
+	SRPT_UNSIG_RSP_MAX	= 16,
+	/*
 	 * RDMA work requests beyond the page count of the largest transfer
 	 * that the send queue keeps room for: remote buffers split the data
 	 * and each starts a work request of its own.
@@ -346,6 +354,8 @@ struct srpt_xfer_seg {
  *            SRQ buffer serves channels with any immediate data offset):
  *            srpt_write_pending() copies @imm_sg into the buffer the
  *            target core allocated.
+ * @unsig_snap: &srpt_rdma_ch.unsig_posted before this signaled response
+ *		was posted: the unsignaled ones before it are done when it is.
  * @rsp_credits: credits the posted response hands back; taken back if the
  *		 post fails.
  * @sq_wait: on &srpt_rdma_ch.sq_wait_list while the transfer waits for
@@ -375,6 +385,7 @@ struct srpt_send_ioctx {
 	bool			imm_data;
 	bool			imm_copy;
 	s32			rsp_credits;
+	u32			unsig_snap;
 	struct list_head	sq_wait;
 	struct srp_direct_buf	*ext_tbl;
 	struct scatterlist	ext_sg;
@@ -449,6 +460,11 @@ enum srpt_ch_phase {
  * @qp: queue pair.
  * @cq: completion queue for send and receive.
  * @zw_cqe: completion entry of the zero-length drain write.
+ * @unsig_cqe: completion entry of unsignaled responses: only errors and
+ *	       flushes complete them.
+ * @unsig_avail: send queue entries left for unsignaled responses.
+ * @unsig_posted: unsignaled responses posted (a running count).
+ * @unsig_retired: the value of @unsig_posted whose entries are known free.
  * @rcu: for kfree_rcu.
  * @kref: lifetime; see the top of this file.
  * @rq_size: receive queue size (= credits granted over the channel's life).
@@ -519,6 +535,10 @@ struct srpt_rdma_ch {
 	struct ib_qp		*qp;
 	struct ib_cq		*cq;
 	struct ib_cqe		zw_cqe;
+	struct ib_cqe		unsig_cqe;
+	atomic_t		unsig_avail;
+	atomic_t		unsig_posted;
+	atomic_t		unsig_retired;
 	struct rcu_head		rcu;
 	struct kref		kref;
 	int			rq_size;

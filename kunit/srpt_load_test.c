@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Under load: send queue reservation (srpt_sq_reserve(),
- * srpt_sq_pop_ready()), which IUs take a credit, credits of a response
- * that could not be posted, the data length limit of a command, the
+ * srpt_sq_pop_ready()), the entries of unsignaled responses, which IUs
+ * take a credit, credits of a response that could not be posted, the
+ * data length limit of a command, the
  * smallest response size, the per-channel counters of the ACL's info, the
  * IUs the target sends on its own (SRP_T_LOGOUT, SRP_CRED_REQ) and the
  * SRP_CRED_RSP it expects.
@@ -384,11 +385,87 @@ static void srpt_cred_rsp_matching(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
 }
 
+/*
+ * Unsignaled responses: at most SRPT_UNSIG_RSP_MAX may occupy the send
+ * queue before a signaled completion proves them done; then the next one
+ * is signaled (the take fails) and its completion frees the entries.
+ */
+static void srpt_unsig_bounded(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+	u32 snap;
+	int i;
+
+	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX);
+	for (i = 0; i < SRPT_UNSIG_RSP_MAX; i++) {
+		KUNIT_ASSERT_TRUE(test, srpt_unsig_take(ch));
+		srpt_unsig_posted(ch);
+	}
+	KUNIT_EXPECT_FALSE(test, srpt_unsig_take(ch));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), 0);
+
+	/* The response that found no entry is signaled. */
+	snap = srpt_unsig_snapshot(ch);
+	KUNIT_EXPECT_EQ(test, snap, (u32)SRPT_UNSIG_RSP_MAX);
+	srpt_unsig_retire(ch, snap);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_TRUE(test, srpt_unsig_take(ch));
+}
+
+/*
+ * Completions of signaled responses processed out of order, or twice for
+ * the same snapshot, never free an entry twice: the count of free entries
+ * never exceeds SRPT_UNSIG_RSP_MAX.
+ */
+static void srpt_unsig_retire_once(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+	u32 early, late;
+	int i;
+
+	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_TRUE(test, srpt_unsig_take(ch));
+		srpt_unsig_posted(ch);
+	}
+	early = srpt_unsig_snapshot(ch);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_TRUE(test, srpt_unsig_take(ch));
+		srpt_unsig_posted(ch);
+	}
+	late = srpt_unsig_snapshot(ch);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX - 5);
+
+	srpt_unsig_retire(ch, late);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	srpt_unsig_retire(ch, early);
+	srpt_unsig_retire(ch, late);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+}
+
+/* The running counts may wrap: retiring across the wrap frees the difference. */
+static void srpt_unsig_retire_wraps(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+
+	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX - 4);
+	atomic_set(&ch->unsig_retired, (int)(U32_MAX - 1));
+	srpt_unsig_retire(ch, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&ch->unsig_retired), 2U);
+}
+
 static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_sq_reserve_fits),
 	KUNIT_CASE(srpt_sq_reserve_waits_in_order),
 	KUNIT_CASE(srpt_sq_reserve_whole_queue),
 	KUNIT_CASE(srpt_sq_rdma_wrs_for),
+	KUNIT_CASE(srpt_unsig_bounded),
+	KUNIT_CASE(srpt_unsig_retire_once),
+	KUNIT_CASE(srpt_unsig_retire_wraps),
 	KUNIT_CASE_PARAM(srpt_credit_takers, srpt_credit_rows_gen_params),
 	KUNIT_CASE(srpt_credit_undo_after_failed_post),
 	KUNIT_CASE(srpt_stats_credits_returned),

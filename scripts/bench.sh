@@ -72,7 +72,7 @@ njobs=$(echo ${BENCH_JOBS:-x x x x x x} | wc -w)
 budget=240
 [ "$main" = 1 ] && budget=$(( budget + rounds * ($(echo $modules | wc -w) * (60 + njobs * (runtime + 15)) + 240) ))
 [ "$scale" = 1 ] && budget=$(( budget + 10 * (150 + runtime) ))
-[ "$profile" = 1 ] && budget=$(( budget + 2 * (120 + 3 * (3 * runtime + 150)) ))
+[ "$profile" = 1 ] && budget=$(( budget + 2 * (120 + 4 * (3 * runtime + 150)) ))
 "$REPO/scripts/vm.sh" --kver "$KVER" --module "${srpts##* }" --quiet ${ko:+--ko "$ko"} \
 	--run "$REPO/tests/bench-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BENCH_MODULES=$modules" --env "BENCH_ROUNDS=$rounds" \

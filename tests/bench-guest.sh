@@ -508,7 +508,7 @@ profile_rounds() {
 		run_deadline 120 serve_and_login "$m" >/tmp/bench-disk 2>/tmp/bench-setup.log
 		disk=$(tail -n 1 /tmp/bench-disk)
 		[ -b "$disk" ] || { echo "## profile: $m setup failed"; cleanup "$m"; continue; }
-		for j in ${BENCH_PROFILE_JOBS:-randread-4k-qd32 randwrite-4k-qd32 randread-4k-qd1}; do
+		for j in ${BENCH_PROFILE_JOBS:-randread-4k-qd32 randwrite-4k-qd32 randread-4k-qd1 randwrite-4k-qd1}; do
 			run_deadline $((4 * runtime + 240)) profile_one "$m" "$j" "$disk" ||
 				echo "## profile: $m $j failed: $(tail -n 2 /tmp/fio.err)"
 		done
