@@ -2788,11 +2788,10 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 			atomic64_inc(&ch->stats.failed);
 		trace_srpt_cmd_done(ioctx);
 	}
-	send_wr.send_flags = IB_SEND_SIGNALED;
 	if (len <= ch->max_inline) {
 		/* Copied at post time, from the CPU's view of the buffer. */
 		sge.addr = (uintptr_t)ioctx->ioctx.buf;
-		send_wr.send_flags |= IB_SEND_INLINE;
+		send_wr.send_flags = IB_SEND_INLINE;
 		/* Without data nothing stays in use: see SRPT_UNSIG_RSP_MAX. */
 		unsig = !tmr && !ioctx->n_segs && srpt_unsig_take(ch);
 	} else {
@@ -2803,9 +2802,9 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	sge.length = len;
 	sge.lkey = sdev->lkey;
 	if (unsig) {
-		send_wr.send_flags = IB_SEND_INLINE;
 		send_wr.wr_cqe = &ch->unsig_cqe;
 	} else {
+		send_wr.send_flags |= IB_SEND_SIGNALED;
 		ioctx->unsig_snap = srpt_unsig_snapshot(ch);
 		ioctx->ioctx.cqe.done = srpt_send_done;
 		send_wr.wr_cqe = &ioctx->ioctx.cqe;
