@@ -2042,6 +2042,49 @@ static u8 srpt_tmr_rsp_code(u8 response)
 }
 
 /**
+ * srpt_cdb_dir() - the data direction a CDB's opcode implies.
+ * @cdb: CDB.
+ *
+ * The target core takes the direction from the fabric, never from the
+ * CDB, so a WRITE with a data-in descriptor would write uninitialized
+ * pages to the LUN and RDMA-write them to the initiator. Opcodes whose
+ * direction SPC/SBC fix are listed; the rest (and those that may carry
+ * no data, like VERIFY) are left to the descriptor.
+ *
+ * Return: DMA_TO_DEVICE, DMA_FROM_DEVICE, or DMA_BIDIRECTIONAL when the
+ * opcode does not fix one.
+ */
+static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case READ_6: case READ_10: case READ_12: case READ_16:
+	case INQUIRY: case REQUEST_SENSE: case READ_CAPACITY:
+	case SERVICE_ACTION_IN_16: case MODE_SENSE: case MODE_SENSE_10:
+	case LOG_SENSE: case REPORT_LUNS: case PERSISTENT_RESERVE_IN:
+	case RECEIVE_DIAGNOSTIC: case READ_BUFFER: case MAINTENANCE_IN:
+	case RECEIVE_COPY_RESULTS:
+		return DMA_FROM_DEVICE;
+	case WRITE_6: case WRITE_10: case WRITE_12: case WRITE_16:
+	case WRITE_VERIFY: case WRITE_VERIFY_12: case WRITE_VERIFY_16:
+	case WRITE_SAME: case WRITE_SAME_16: case COMPARE_AND_WRITE:
+	case UNMAP: case MODE_SELECT: case MODE_SELECT_10: case LOG_SELECT:
+	case PERSISTENT_RESERVE_OUT: case SEND_DIAGNOSTIC: case WRITE_BUFFER:
+	case MAINTENANCE_OUT: case EXTENDED_COPY:
+		return DMA_TO_DEVICE;
+	case VARIABLE_LENGTH_CMD:
+		switch (get_unaligned_be16(&cdb[8])) {
+		case READ_32:
+			return DMA_FROM_DEVICE;
+		case WRITE_32: case WRITE_SAME_32:
+			return DMA_TO_DEVICE;
+		}
+		return DMA_BIDIRECTIONAL;
+	default:
+		return DMA_BIDIRECTIONAL;
+	}
+}
+
+/**
  * srpt_check_cmd() - validate an SRP_CMD before the target core sees it.
  * @ch: channel: immediate data offset and data length limit.
  * @srp_cmd: the IU.
@@ -2050,7 +2093,8 @@ static u8 srpt_tmr_rsp_code(u8 response)
  *
  * Return: 0; -EINVAL for a malformed IU; -E2BIG when the data length
  * exceeds srp_max_rdma_size (the target core would allocate and pin
- * whatever length the initiator names).
+ * whatever length the initiator names); -EPROTO when the descriptor's
+ * direction contradicts the CDB's, see srpt_cdb_dir().
  */
 static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 			  const struct srp_cmd *srp_cmd, u32 iu_len,
@@ -2066,6 +2110,9 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 		return -EINVAL;
 	if (d->data_len > ch->max_data_len)
 		return -E2BIG;
+	if (d->data_len && srpt_cdb_dir(srp_cmd->cdb) != DMA_BIDIRECTIONAL &&
+	    srpt_cdb_dir(srp_cmd->cdb) != d->dir)
+		return -EPROTO;
 	return 0;
 }
 
@@ -2290,6 +2337,11 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 			srpt_ch_info_ratelimited(ch, "tag %#llx: %llu data bytes exceed srp_max_rdma_size %u\n",
 						 srp_cmd->tag, d.data_len,
 						 ch->max_data_len);
+		else if (bad == -EPROTO)
+			srpt_ch_info_ratelimited(ch, "tag %#llx: data-%s descriptor for opcode %#x refused\n",
+						 srp_cmd->tag,
+						 d.dir == DMA_TO_DEVICE ? "out" : "in",
+						 srp_cmd->cdb[0]);
 		else
 			srpt_ch_info_ratelimited(ch, "malformed SRP_CMD tag %#llx (buf_fmt %#x, %u bytes)\n",
 						 srp_cmd->tag,

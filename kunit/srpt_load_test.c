@@ -306,6 +306,89 @@ static void srpt_cmd_data_len_limit(struct kunit *test)
 					     63, &d), -EINVAL);
 }
 
+/* One direct descriptor of 4 KiB in the direction @fmt names, opcode @op. */
+static struct srp_cmd *srpt_test_dir_cmd(struct kunit *test, u8 fmt, u8 op)
+{
+	struct srp_cmd *cmd = srpt_test_cmd(test, fmt, 1, 1, 0);
+
+	cmd->cdb[0] = op;
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, SZ_4K);
+	return cmd;
+}
+
+struct srpt_dir_row {
+	u8 op;
+	u16 sa;		/* service action of VARIABLE_LENGTH_CMD */
+	int want_out;	/* result with a data-out descriptor */
+	int want_in;	/* result with a data-in descriptor */
+};
+
+static const struct srpt_dir_row srpt_dir_rows[] = {
+	{ WRITE_10, 0, 0, -EPROTO },
+	{ WRITE_6, 0, 0, -EPROTO },
+	{ WRITE_16, 0, 0, -EPROTO },
+	{ WRITE_SAME_16, 0, 0, -EPROTO },
+	{ COMPARE_AND_WRITE, 0, 0, -EPROTO },
+	{ UNMAP, 0, 0, -EPROTO },
+	{ MODE_SELECT_10, 0, 0, -EPROTO },
+	{ PERSISTENT_RESERVE_OUT, 0, 0, -EPROTO },
+	{ VARIABLE_LENGTH_CMD, WRITE_32, 0, -EPROTO },
+	{ READ_10, 0, -EPROTO, 0 },
+	{ READ_6, 0, -EPROTO, 0 },
+	{ READ_16, 0, -EPROTO, 0 },
+	{ INQUIRY, 0, -EPROTO, 0 },
+	{ REPORT_LUNS, 0, -EPROTO, 0 },
+	{ MODE_SENSE, 0, -EPROTO, 0 },
+	{ SERVICE_ACTION_IN_16, 0, -EPROTO, 0 },
+	{ PERSISTENT_RESERVE_IN, 0, -EPROTO, 0 },
+	{ VARIABLE_LENGTH_CMD, READ_32, -EPROTO, 0 },
+	/* No fixed direction: the descriptor decides. */
+	{ VERIFY, 0, 0, 0 },
+	{ 0xc0, 0, 0, 0 },
+	{ VARIABLE_LENGTH_CMD, 0x8801, 0, 0 },
+};
+
+static void srpt_dir_row_desc(const struct srpt_dir_row *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "opcode %#x sa %#x", r->op, r->sa);
+}
+
+KUNIT_ARRAY_PARAM(srpt_dir_rows, srpt_dir_rows, srpt_dir_row_desc);
+
+/* A descriptor whose direction contradicts the CDB never reaches LIO. */
+static void srpt_cmd_dir_matches_cdb(struct kunit *test)
+{
+	const struct srpt_dir_row *r = test->param_value;
+	struct srpt_load_fixture *f = test->priv;
+	struct srp_cmd *out, *in;
+	struct srpt_data_desc d;
+
+	out = srpt_test_dir_cmd(test, SRPT_FMT(SRP_DATA_DESC_DIRECT, 0), r->op);
+	in = srpt_test_dir_cmd(test, SRPT_FMT(0, SRP_DATA_DESC_DIRECT), r->op);
+	if (r->op == VARIABLE_LENGTH_CMD) {
+		put_unaligned_be16(r->sa, &out->cdb[8]);
+		put_unaligned_be16(r->sa, &in->cdb[8]);
+	}
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, out, 128, &d), r->want_out);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, in, 128, &d), r->want_in);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_FROM_DEVICE);
+}
+
+/* A WRITE without data, or with a zero-length descriptor, transfers nothing. */
+static void srpt_cmd_dir_no_data(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srp_cmd *cmd = srpt_test_cmd(test, 0, 0, 0, 0);
+	struct srpt_data_desc d;
+
+	cmd->cdb[0] = WRITE_10;
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, cmd, 64, &d), 0);
+	cmd = srpt_test_dir_cmd(test, SRPT_FMT(0, SRP_DATA_DESC_DIRECT), WRITE_10);
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, cmd, 64, &d), 0);
+}
+
 /* The smallest srp_max_rsp_size holds a task management response. */
 static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
 {
@@ -473,6 +556,8 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_stats_sq_hwm),
 	KUNIT_CASE(srpt_stats_info_lines),
 	KUNIT_CASE(srpt_cmd_data_len_limit),
+	KUNIT_CASE_PARAM(srpt_cmd_dir_matches_cdb, srpt_dir_rows_gen_params),
+	KUNIT_CASE(srpt_cmd_dir_no_data),
 	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
 	KUNIT_CASE(srpt_t_logout_layout),
 	KUNIT_CASE(srpt_cred_req_layout),
