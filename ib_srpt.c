@@ -4445,7 +4445,8 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
  * @ch: channel from srpt_alloc_ch().
  * @req: its login request.
  * @t_port_id: target port ID.
- * @closed_others: set if a single-channel login closed other channels.
+ * @closed_others: set if this single-channel login will close the
+ *		   initiator's other channels once accepted.
  *
  * From here the channel owns its CM ID and is released through
  * srpt_close_ch() like any other. It is on the ini before its session
@@ -4460,7 +4461,6 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 			const u8 t_port_id[16], bool *closed_others)
 {
 	struct srpt_port *sport = ch->sport;
-	struct srpt_rdma_ch *other;
 	struct srpt_initiator *ini;
 
 	mutex_lock(&sport->mutex);
@@ -4470,14 +4470,9 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
 	}
-	*closed_others = false;
-	if (!(req->req_flags & SRP_MULTICHAN_MULTI)) {
-		list_for_each_entry(other, &ini->ch_list, list) {
-			srpt_ch_info(other, "closed by a single-channel login\n");
-			srpt_logout_ch(other, SRPT_LOGOUT_MULTICHANNEL);
-			*closed_others = true;
-		}
-	}
+	/* Closed only once this login is accepted: see srpt_close_others(). */
+	*closed_others = !(req->req_flags & SRP_MULTICHAN_MULTI) &&
+			 !list_empty(&ini->ch_list);
 	WRITE_ONCE(ch->initiator, ini);
 	list_add_tail(&ch->list, &ini->ch_list);
 	atomic_inc(&sport->refcount);
@@ -4488,6 +4483,64 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 		ch->ib_cm.cm_id->context = ch;
 	mutex_unlock(&sport->mutex);
 	return 0;
+}
+
+/**
+ * srpt_close_others() - log out the other channels of @ch's initiator.
+ * @ch: channel of an accepted single-channel login.
+ *
+ * Only an accepted login may do this: a refused one (no ACL, no memory)
+ * must not let a peer that copies a port ID log another host out.
+ */
+static void srpt_close_others(struct srpt_rdma_ch *ch)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_rdma_ch *other;
+
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(other, &ch->initiator->ch_list, list) {
+		if (other == ch)
+			continue;
+		srpt_ch_info(other, "closed by a single-channel login\n");
+		srpt_logout_ch(other, SRPT_LOGOUT_MULTICHANNEL);
+	}
+	mutex_unlock(&sport->mutex);
+}
+
+/**
+ * srpt_login_has_acl() - whether any live TPG of a port admits a login.
+ * @sport: port.
+ * @i_port_id: initiator port ID.
+ * @src: initiator identity, see srpt_acl_matches().
+ *
+ * Asked before anything is allocated, so that a login without an ACL
+ * costs no rings, CQ or QP and disturbs no other channel.
+ */
+static bool srpt_login_has_acl(struct srpt_port *sport, const u8 i_port_id[16],
+			       const struct sockaddr *src)
+{
+	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
+	struct srpt_portal *stpg;
+	bool found = false;
+	char *name;
+	int i;
+
+	name = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
+	if (!name)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+			found = stpg->live &&
+				srpt_find_acl(&stpg->tpg, ids[i] == sport->guid_id,
+					      i_port_id, src, name);
+			if (found)
+				break;
+		}
+		mutex_unlock(&ids[i]->mutex);
+	}
+	kfree(name);
+	return found;
 }
 
 /**
@@ -4525,11 +4578,6 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 
 	depth = min_t(int, min_t(int, rd_depth, SRPT_DM_RDMA_READ_DEPTH),
 		      attrs->max_qp_init_rd_atom);
-	if (!depth) {
-		/* Without RDMA READs no data-out buffer could be fetched. */
-		srpt_ch_info(ch, "initiator allows no RDMA READ, using 1\n");
-		depth = 1;
-	}
 	resources = min(SRPT_DM_RDMA_READ_DEPTH, attrs->max_qp_rd_atom);
 
 	if (ch->using_rdma_cm) {
@@ -4613,6 +4661,20 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 				      !sdev->srq_switching);
 	if (reason)
 		goto unlock_reject;
+	if (!rd_depth) {
+		/* Our RDMA READ of the first data-out buffer would break the QP. */
+		pr_info("login from 0x%16phN grants no RDMA READ resources: refused\n",
+			req->initiator_port_id);
+		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		goto unlock_reject;
+	}
+	if (!srpt_login_has_acl(sport, req->initiator_port_id, src)) {
+		pr_info("no ACL for 0x%16phN on %s port %u: login refused\n",
+			req->initiator_port_id, dev_name(&sdev->device->dev),
+			port_num);
+		reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		goto unlock_reject;
+	}
 	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id);
 	if (!ch)
@@ -4639,6 +4701,8 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_ch_err(ch, "accepting the login failed: %d\n", ret);
 		goto close;
 	}
+	if (closed_others)
+		srpt_close_others(ch);
 	srpt_ch_info(ch, "login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
 		     ch->rq_size, ch->max_it_iu_len,
 		     ch->imm_data_offset, ch->use_srq ? "srq" : "rq");

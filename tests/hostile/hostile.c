@@ -143,6 +143,8 @@ struct login_opts {
 	int pdata_len;		/* 0: full 56 bytes, < 0: none */
 	int nrecv, nsend;	/* 0: defaults */
 	bool no_wait;		/* return right after rdma_connect() */
+	bool no_rd;		/* grant the target no RDMA READ resources */
+	const char *src;	/* source address; NULL: the route's */
 };
 
 static void login_defaults(struct login_opts *o)
@@ -483,7 +485,18 @@ static int conn_open(struct conn *c, const struct login_opts *o, uint32_t *rej)
 		return fail("rdma_create_id: %m"), -1;
 	if (getaddrinfo(opt_addr, opt_port, &hints, &ai))
 		return fail("bad address %s", opt_addr), -1;
-	i = rdma_resolve_addr(c->id, NULL, ai->ai_addr, 5000);
+	if (o->src) {
+		struct addrinfo *sa;
+
+		if (getaddrinfo(o->src, NULL, &hints, &sa)) {
+			freeaddrinfo(ai);
+			return fail("bad source address %s", o->src), -1;
+		}
+		i = rdma_resolve_addr(c->id, sa->ai_addr, ai->ai_addr, 5000);
+		freeaddrinfo(sa);
+	} else {
+		i = rdma_resolve_addr(c->id, NULL, ai->ai_addr, 5000);
+	}
 	freeaddrinfo(ai);
 	if (i)
 		return fail("rdma_resolve_addr: %m"), -1;
@@ -565,7 +578,8 @@ static int conn_open(struct conn *c, const struct login_opts *o, uint32_t *rej)
 		.private_data = &req,
 		.private_data_len = o->pdata_len < 0 ? 0 : o->pdata_len ? (uint8_t)o->pdata_len :
 				    (uint8_t)sizeof(req),
-		.responder_resources = da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16,
+		.responder_resources = o->no_rd ? 0 :
+				       da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16,
 		.initiator_depth = da.max_qp_init_rd_atom < 16 ? da.max_qp_init_rd_atom : 16,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
@@ -2874,6 +2888,129 @@ static int case_qp_error_bad_rkey(void)
 	return r;
 }
 
+/* An initiator that allows no RDMA READ could never send a data-out buffer. */
+static int case_login_no_rdma_read(void)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.no_rd = true;
+	return expect_rej(&o, REJ_INSUFFICIENT_RESOURCES, false);
+}
+
+/*
+ * A descriptor whose direction contradicts the CDB: the target must
+ * neither transfer into our buffer nor touch the LUN.
+ */
+static int dir_case(uint8_t op, bool in_desc)
+{
+	struct conn c;
+	struct rspinfo ri;
+	uint8_t iu[128], cdb[16];
+	struct srp_direct_buf d;
+	char s[160];
+	size_t n, i;
+	int r = 0;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	cdb_rw10(cdb, op, 0, 8);
+	n = build_cmd(iu, 0xd1, opt_lun, cdb, 10);
+	d = dbuf_desc(&c, 0, 4096);
+	iu[5] = in_desc ? FMT_DIRECT : FMT_DIRECT << 4;
+	memcpy(iu + n, &d, sizeof(d));
+	memset(c.dbuf, 0xa5, 4096);
+	if (post_send_raw(&c, iu, n + sizeof(d))) {
+		conn_close(&c);
+		return fail("could not post the command");
+	}
+	if (wait_rsp(&c, 0xd1, 15000, &ri)) {
+		r = fail("no response: %s", conn_state(&c));
+		conn_close(&c);
+		return r;
+	}
+	fmt_rsp(&ri, s, sizeof(s));
+	info("got %s", s);
+	if (ri.status != SAM_CHECK_CONDITION || !ri.has_sense ||
+	    ri.sense_key != SENSE_ILLEGAL_REQUEST || ri.asc != 0x0e || ri.ascq != 0x03)
+		r = fail("expected CHECK CONDITION, ILLEGAL REQUEST, 0e/03 (invalid field in command IU), got %s",
+			 s);
+	for (i = 0; !r && i < 4096; i++)
+		if (((uint8_t *)c.dbuf)[i] != 0xa5)
+			r = fail("the target wrote into our buffer (byte %zu is 0x%02x)", i,
+				 ((uint8_t *)c.dbuf)[i]);
+	if (!r)
+		r = check_inquiry(&c, 0xd2, "follow-up");
+	conn_close(&c);
+	return r;
+}
+
+static int case_cmd_write_with_in_desc(void) { return dir_case(0x2a, true); }
+static int case_cmd_read_with_out_desc(void) { return dir_case(0x28, false); }
+
+/*
+ * (-c only, fault 13) A refused single-channel login that copies the
+ * victim's port ID from another address must leave the victim alone. The
+ * victim's only ACL is its address on the GUID-named target port; the
+ * login from ATTACKER_SRC has none. With -I the victim's port ID.
+ */
+static int case_refused_login_keeps_victim(void)
+{
+	const char *asrc = getenv("ATTACKER_SRC");
+	struct login_opts o;
+	struct conn v, a;
+	uint32_t rej;
+	uint64_t end;
+	int r;
+
+	if (!asrc)
+		return fail("ATTACKER_SRC is not set");
+	if (login_ok(&v, NULL)) {
+		conn_free(&v);
+		return 1;
+	}
+	if (check_inquiry(&v, 0xe1, "victim before")) {
+		conn_close(&v);
+		return 1;
+	}
+	login_defaults(&o);
+	o.flags = LOGIN_IMMED_REQUESTED;	/* single channel */
+	o.src = asrc;
+	r = conn_open(&a, &o, &rej);
+	if (r == 1) {
+		conn_close(&a);
+		conn_close(&v);
+		return fail("the login from %s without an ACL was accepted", asrc);
+	}
+	conn_free(&a);
+	if (r < 0) {
+		conn_close(&v);
+		return 1;
+	}
+	info("login from %s rejected, reason 0x%08x", asrc, rej);
+	if (rej != REJ_UNABLE_ESTABLISH_CHANNEL) {
+		conn_close(&v);
+		return fail("expected REJ reason 0x%08x, got 0x%08x", REJ_UNABLE_ESTABLISH_CHANNEL,
+			    rej);
+	}
+	end = now_ms() + 3000;
+	while (!v.disconnected && !v.broken && now_ms() < end)
+		pump(&v, 100);
+	for (r = 0; r < v.nrx; r++)
+		if (v.rxq[r].d[0] == SRP_T_LOGOUT)
+			v.disconnected = true;
+	if (v.disconnected || v.broken) {
+		r = fail("the victim was disturbed by the refused login (%s)", conn_state(&v));
+		conn_close(&v);
+		return r;
+	}
+	r = check_inquiry(&v, 0xe2, "victim after");
+	conn_close(&v);
+	return r;
+}
+
 /* ------------------------------------------------------------------------ */
 
 struct tcase {
@@ -2935,7 +3072,14 @@ static const struct tcase cases[] = {
 	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "login_short_rdma_pdata", case_login_short_rdma_pdata, "0/1/7/15 bytes of private data -> REJ" },
 	{ "qp_error_bad_rkey", case_qp_error_bad_rkey, "bad rkey: target disconnects, session gone" },
+	{ "login_no_rdma_read", case_login_no_rdma_read, "responder_resources 0 -> REJ 0x00010001" },
+	{ "cmd_write_with_in_desc", case_cmd_write_with_in_desc,
+	  "WRITE(10) with a data-in descriptor -> CHECK CONDITION 0e/03, buffer untouched" },
+	{ "cmd_read_with_out_desc", case_cmd_read_with_out_desc,
+	  "READ(10) with a data-out descriptor -> CHECK CONDITION 0e/03" },
 	/* only on request (-c), used by the fault scripts */
+	{ "refused_login_keeps_victim", case_refused_login_keeps_victim,
+	  "(-c only) refused single-channel login with the victim's port ID: victim stays" },
 	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
 	{ "abort_inflight", case_abort_inflight, "(-c only) slow backstore: TMFs wait, no credit lost" },
 	{ "io_flakey_lun", case_io_flakey_lun, "(-c only) flaky backstore -> GOOD or CHECK CONDITION" },
