@@ -232,6 +232,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
 static void srpt_close_ch_async(struct srpt_rdma_ch *ch);
 static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
+static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx);
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx);
 static int srpt_refresh_port(struct srpt_port *sport);
 static void srpt_adopt_port_ids(struct srpt_port *sport);
@@ -1350,6 +1351,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->n_rbufs = 0;
 	ioctx->imm_data = false;
 	ioctx->imm_copy = false;
+	ioctx->tmf_credit = false;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
@@ -1588,11 +1590,14 @@ static int srpt_post_rw(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ioctx,
  * @SRPT_SQ_WAITING: the command waits on &srpt_rdma_ch.sq_wait_list;
  *		     srpt_sq_release() posts it once space is free.
  * @SRPT_SQ_TOO_BIG: the transfer needs more than the whole send queue.
+ * @SRPT_SQ_CLOSED: the channel's release cancelled its transfers; a
+ *		    command that queued now would never be woken.
  */
 enum srpt_sq_verdict {
 	SRPT_SQ_RESERVED,
 	SRPT_SQ_WAITING,
 	SRPT_SQ_TOO_BIG,
+	SRPT_SQ_CLOSED,
 };
 
 /**
@@ -1678,6 +1683,10 @@ static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 	if (ioctx->n_rdma > ch->sq_rdma_wrs)
 		return SRPT_SQ_TOO_BIG;
 	spin_lock_irqsave(&ch->spinlock, flags);
+	if (unlikely(ch->sq_closed)) {
+		spin_unlock_irqrestore(&ch->spinlock, flags);
+		return SRPT_SQ_CLOSED;
+	}
 	if (list_empty(&ch->sq_wait_list) && srpt_sq_take(ch, ioctx->n_rdma)) {
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 		return SRPT_SQ_RESERVED;
@@ -1766,9 +1775,19 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
 
+	bool closed;
+
 	spin_lock_irqsave(&ch->spinlock, flags);
-	list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
+	closed = ch->sq_closed;
+	if (!closed)
+		list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
+	if (closed) {
+		/* The QP is drained and the list was emptied: end it here. */
+		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		srpt_xfer_cancel(ioctx);
+		return;
+	}
 	srpt_close_ch_async(ch);
 }
 
@@ -2292,6 +2311,7 @@ static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 	case SRPT_SQ_WAITING:
 		return;
 	case SRPT_SQ_TOO_BIG:
+	case SRPT_SQ_CLOSED:
 		ioctx->n_rdma = 0;
 		srpt_table_ctx_destroy(ioctx);
 		srpt_table_fail(ioctx);
@@ -2429,6 +2449,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
 	/* Everything needed was copied: the buffer can go back now. */
 	srpt_repost_recv(ch, recv);
+	ioctx->tmf_credit = true;
 
 	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL, lun, ioctx,
 				tcm_tmr < 0 ? 0xff : tcm_tmr, GFP_KERNEL,
@@ -2866,6 +2887,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	send_wr.opcode = IB_WR_SEND;
 
 	srpt_release_recv(ioctx);
+	ioctx->tmf_credit = false;
 	if (ioctx->n_segs)
 		ret = srpt_post_rw(ch, ioctx, NULL, &send_wr);
 	else
@@ -2999,6 +3021,11 @@ static int srpt_queue_response(struct se_cmd *cmd)
 				break;
 			case SRPT_SQ_WAITING:
 				return 0;
+			case SRPT_SQ_CLOSED:
+				srpt_unmap_segs(ch, ioctx);
+				ioctx->n_rdma = 0;
+				srpt_drop_cmd(ioctx);
+				return 0;
 			case SRPT_SQ_TOO_BIG:
 				srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
 							 ioctx->tag,
@@ -3114,6 +3141,10 @@ static int srpt_write_pending(struct se_cmd *cmd)
 		return 0;
 	case SRPT_SQ_WAITING:
 		return 0;
+	case SRPT_SQ_CLOSED:
+		srpt_unmap_segs(ch, ioctx);
+		ioctx->n_rdma = 0;
+		return -EIO;
 	case SRPT_SQ_TOO_BIG:
 	default:
 		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
@@ -3160,13 +3191,15 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
-	if (ioctx->n_segs)
+	/* The target core owns the data buffers: only our contexts go. */
+	if (WARN_ON_ONCE(ioctx->n_segs))
 		srpt_unmap_segs(ch, ioctx);
 	kfree(ioctx->ext_tbl);
 	ioctx->ext_tbl = NULL;
-	if (ioctx->recv_ioctx) {
+	if (ioctx->recv_ioctx || ioctx->tmf_credit) {
 		srpt_credit_return(ch);
 		srpt_release_recv(ioctx);
+		ioctx->tmf_credit = false;
 	}
 	ioctx->state = SRPT_CMD_FINISHED;
 	srpt_put_send_ioctx(ioctx);
@@ -3693,6 +3726,7 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
+		ch->sq_closed = true;
 		ioctx = list_first_entry_or_null(list, struct srpt_send_ioctx,
 						 sq_wait);
 		if (ioctx)
@@ -3700,6 +3734,9 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 		if (!ioctx)
 			return;
+		/* A failed post had its work requests reserved: give them back. */
+		if (list == &ch->post_failed_list)
+			atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		srpt_xfer_cancel(ioctx);
 	}
 }
@@ -3850,14 +3887,24 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	unsigned long flags;
 
+	bool again;
+
 	spin_lock_irqsave(&ch->spinlock, flags);
 	ch->cred_busy = false;
+	/*
+	 * The SRP_CRED_RSP may have come before this completion: its
+	 * srpt_cred_work() found us busy, so credits owed since go now.
+	 */
+	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		srpt_ch_info_ratelimited(ch, "SRP_CRED_REQ failed: %s\n",
 					 ib_wc_status_msg(wc->status));
 		srpt_close_ch_async(ch);
+		return;
 	}
+	if (again && wc->status == IB_WC_SUCCESS)
+		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
 }
 
 /**

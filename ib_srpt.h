@@ -365,6 +365,9 @@ struct srpt_xfer_seg {
  * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @seg0
  *	    before the data transfer does.
  * @sense_data: sense buffer handed to LIO.
+ * @tmf_credit: a TMF whose receive buffer went back at once still owes its
+ *		credit until its response is posted: srpt_release_cmd()
+ *		returns it when LIO drops the TMF without a response.
  */
 struct srpt_send_ioctx {
 	struct srpt_ioctx	ioctx;
@@ -384,6 +387,7 @@ struct srpt_send_ioctx {
 	u32			n_rbufs;
 	bool			imm_data;
 	bool			imm_copy;
+	bool			tmf_credit;
 	s32			rsp_credits;
 	u32			unsig_snap;
 	struct list_head	sq_wait;
@@ -504,6 +508,8 @@ enum srpt_ch_phase {
  * @cred_ioctx: buffer of the SRP_CRED_REQ the target sends.
  * @logout_sent: SRP_T_LOGOUT posted; the channel closes when it completes
  *		 or after &srpt_rdma_ch.logout_work's grace time.
+ * @sq_closed: set under @spinlock once the release has cancelled the
+ *	       transfers: nothing may wait for send queue space any more.
  * @cred_busy: @cred_ioctx is posted.
  * @cred_rsp_due: an SRP_CRED_REQ awaits its SRP_CRED_RSP (tag @cred_tag).
  * @cred_tag: tag of the last SRP_CRED_REQ.
@@ -568,6 +574,7 @@ struct srpt_rdma_ch {
 	bool			logout_sent;
 	bool			cred_busy;
 	bool			cred_rsp_due;
+	bool			sq_closed;
 	u64			cred_tag;
 	struct delayed_work	cred_work;
 	struct delayed_work	logout_work;

@@ -306,6 +306,61 @@ static void srpt_cmd_data_len_limit(struct kunit *test)
 					     63, &d), -EINVAL);
 }
 
+/*
+ * Once the release has cancelled the transfers, a command that reaches
+ * the send queue must not wait on it: nobody would wake it.
+ */
+static void srpt_sq_reserve_after_cancel(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
+			SRPT_SQ_RESERVED);
+	srpt_cancel_xfers(f->ch, &f->ch->sq_wait_list);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 4), SRPT_SQ_CLOSED);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+	srpt_sq_release(f->ch, SRPT_TEST_SQ_WRS);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_CLOSED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), SRPT_TEST_SQ_WRS);
+}
+
+/*
+ * An SRP_CRED_RSP that overtakes the send completion of its SRP_CRED_REQ
+ * finds the request busy; the completion must send what piled up.
+ */
+static void srpt_cred_done_sends_pending(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+	struct ib_qp qp = { .qp_context = ch };
+	struct ib_wc wc = { .status = IB_WC_SUCCESS, .qp = &qp };
+
+	KUNIT_ASSERT_NOT_NULL(test, srpt_wq);
+	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
+	/* Not live: the work, once it runs, sends nothing. */
+	ch->state = SRPT_CH_DRAINING;
+
+	ch->cred_busy = true;
+	ch->cred_rsp_due = true;
+	atomic_set(&ch->req_lim_delta, 3);
+	srpt_cred_done(NULL, &wc);
+	KUNIT_EXPECT_FALSE(test, ch->cred_busy);
+	/* The response is still due: it queues the next request itself. */
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred_work));
+
+	ch->cred_busy = true;
+	ch->cred_rsp_due = false;
+	srpt_cred_done(NULL, &wc);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->cred_work));
+	cancel_delayed_work_sync(&ch->cred_work);
+
+	/* Nothing owed: nothing to send. */
+	ch->cred_busy = true;
+	atomic_set(&ch->req_lim_delta, 0);
+	srpt_cred_done(NULL, &wc);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred_work));
+}
+
 /* One direct descriptor of 4 KiB in the direction @fmt names, opcode @op. */
 static struct srp_cmd *srpt_test_dir_cmd(struct kunit *test, u8 fmt, u8 op)
 {
@@ -556,6 +611,8 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_stats_sq_hwm),
 	KUNIT_CASE(srpt_stats_info_lines),
 	KUNIT_CASE(srpt_cmd_data_len_limit),
+	KUNIT_CASE(srpt_sq_reserve_after_cancel),
+	KUNIT_CASE(srpt_cred_done_sends_pending),
 	KUNIT_CASE_PARAM(srpt_cmd_dir_matches_cdb, srpt_dir_rows_gen_params),
 	KUNIT_CASE(srpt_cmd_dir_no_data),
 	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
