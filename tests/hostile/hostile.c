@@ -2022,6 +2022,39 @@ static int case_abort_inflight(void)
 		for (k = 0; k < 4 && !r; k++)
 			r = expect_no_rsp(&c, 0xa300 + k, "LOGICAL UNIT RESET");
 	}
+	if (!r) {
+		/*
+		 * A LUN RESET over a pending ABORT TASK: the target core drains
+		 * the ABORT TASK without a response (TAS is 0), and the credit
+		 * of that TMF must still come back. First the unit attention
+		 * of the last reset is taken by a READ.
+		 */
+		struct rspinfo ri;
+
+		for (k = 0; k < 3 && !r; k++) {
+			if (send_read10(&c, 0xa5f0 + k, 512, 8, 0) ||
+			    wait_rsp(&c, 0xa5f0 + k, 15000, &ri))
+				r = fail("READ after the reset: no response: %s", conn_state(&c));
+			else if (ri.status == SAM_GOOD)
+				break;
+		}
+		if (!r && k == 3)
+			r = fail("READs after the reset keep failing (status 0x%02x)", ri.status);
+		if (!r && send_read10(&c, 0xa600, 512, 8, 0))
+			r = fail("LUN RESET over a TMF: could not post the READ: %s", conn_state(&c));
+		sleep_ms(300);
+		if (!r && send_tmf(&c, 0xa700, opt_lun, TMF_ABORT_TASK, 0xa600))
+			r = fail("LUN RESET over a TMF: could not post ABORT TASK: %s", conn_state(&c));
+		sleep_ms(300);
+		if (!r)
+			r = tmf_waits(&c, 0xa800, TMF_LUN_RESET, 0, 500,
+				      "LOGICAL UNIT RESET over ABORT TASK");
+		if (!r)
+			r = expect_no_rsp(&c, 0xa600, "LOGICAL UNIT RESET over ABORT TASK");
+		if (!r && count_rsp(&c, 0xa700))
+			r = fail("the ABORT TASK drained by the LUN RESET got %d response(s), expected none",
+				 count_rsp(&c, 0xa700));
+	}
 	/* The reset leaves a unit attention: the INQUIRY is not affected. */
 	if (!r)
 		r = check_inquiry(&c, 0xa500, "after the aborts");
