@@ -4562,6 +4562,8 @@ static void srpt_close_others(struct srpt_rdma_ch *ch)
  *
  * Asked before anything is allocated, so that a login without an ACL
  * costs no rings, CQ or QP and disturbs no other channel.
+ *
+ * Return: true if an ACL of a live TPG names the initiator.
  */
 static bool srpt_login_has_acl(struct srpt_port *sport, const u8 i_port_id[16],
 			       const struct sockaddr *src)

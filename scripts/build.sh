@@ -58,6 +58,8 @@ for f in Makefile Kconfig ib_srpt.c ib_srpt.h ib_srpt_compat.h ib_srpt_trace.h; 
 	cmp -s "$src/$f" "$out/$f" 2>/dev/null || cp "$src/$f" "$out/$f"
 done
 rm -rf "$out/kunit"; cp -r "$src/kunit" "$out/kunit"
+# A failed build must not leave the last good module for the tests to load.
+rm -f "$out/ib_srpt.ko" "$out/kernelrelease"
 make -C "$kdir" M="$out" CONFIG_INFINIBAND_SRPT=m "$@" modules
 echo "$rel" >"$out/kernelrelease"
 echo "build: $out/ib_srpt.ko (for $rel)"

@@ -45,6 +45,20 @@ cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
 if [ -n "${HOSTILE_CASES:-}" ] && [ "$HOSTILE_CASES" != all ]; then
 	cases=$(echo "$HOSTILE_CASES" | tr ',' '\n')
 fi
+# A tool that lists nothing (or a selection that names nothing) must not
+# pass on the faults alone.
+ncases=$(echo "$cases" | grep -c .)
+if [ "$ncases" = 0 ]; then
+	result FAIL case_list "the hostile tool listed no cases"
+elif [ -z "${HOSTILE_CASES:-}" ] || [ "$HOSTILE_CASES" = all ]; then
+	# entries of the cases[] table, less those run only on request
+	nsrc=$(awk '/^static const struct tcase cases\[\]/ {t = 1} t && /^\t\{ "/ {n++}
+		t && /"\(-c only\)/ {o++} t && /^};/ {exit} END {print n - o}' "$HDIR/hostile.c")
+	nonly=0
+	if [ "$ncases" != $((nsrc - nonly)) ]; then
+		result FAIL case_list "the tool lists $ncases cases, hostile.c defines $((nsrc - nonly))"
+	fi
+fi
 dead=
 remaining=
 for c in $cases; do
