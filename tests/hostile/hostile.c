@@ -1363,9 +1363,9 @@ static int case_cmd_imm_good(void)
 		return 1;
 	}
 	if (!(c.rsp_flags & LOGIN_RSP_IMMED_SUPP)) {
-		info("target did not grant immediate data (rsp_flags 0x%02x)", c.rsp_flags);
 		conn_close(&c);
-		return 0;
+		return fail("immediate data was asked for and not granted (rsp_flags 0x%02x)",
+			    c.rsp_flags);
 	}
 	b = calloc(1, sizeof(*b));
 	good_imm_512(&c, b, 0x600d);
