@@ -2129,9 +2129,12 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 		return -EINVAL;
 	if (d->data_len > ch->max_data_len)
 		return -E2BIG;
-	if (d->data_len && srpt_cdb_dir(srp_cmd->cdb) != DMA_BIDIRECTIONAL &&
-	    srpt_cdb_dir(srp_cmd->cdb) != d->dir)
-		return -EPROTO;
+	if (d->data_len) {
+		enum dma_data_direction dir = srpt_cdb_dir(srp_cmd->cdb);
+
+		if (dir != DMA_BIDIRECTIONAL && dir != d->dir)
+			return -EPROTO;
+	}
 	return 0;
 }
 
