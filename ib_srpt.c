@@ -4331,17 +4331,19 @@ static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 
 /**
  * srpt_setup_session() - create the LIO session of a new channel.
- * @ch: channel.
+ * @sport: port the login came in on.
+ * @ch: channel, or NULL to only ask whether an ACL admits the login: done
+ *	before anything is allocated, so that a login without an ACL costs
+ *	no rings, CQ or QP and disturbs no other channel.
  * @i_port_id: initiator port ID.
  * @src: initiator identity, see srpt_acl_matches().
  *
  * Return: 0, or -EACCES when no enabled TPG of the port has an ACL for the
  * initiator.
  */
-static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
-			      const struct sockaddr *src)
+static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
+			      const u8 i_port_id[16], const struct sockaddr *src)
 {
-	struct srpt_port *sport = ch->sport;
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
 	struct srpt_portal *stpg;
 	char *name;
@@ -4358,6 +4360,9 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16],
 			    !srpt_find_acl(&stpg->tpg, ids[i] == sport->guid_id,
 					   i_port_id, src, name))
 				continue;
+			ret = 0;
+			if (!ch)
+				break;
 			ch->sess = target_setup_session(&stpg->tpg, 0, 0,
 							TARGET_PROT_NORMAL,
 							name, ch, NULL);
@@ -4558,44 +4563,6 @@ static void srpt_close_others(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_login_has_acl() - whether any live TPG of a port admits a login.
- * @sport: port.
- * @i_port_id: initiator port ID.
- * @src: initiator identity, see srpt_acl_matches().
- *
- * Asked before anything is allocated, so that a login without an ACL
- * costs no rings, CQ or QP and disturbs no other channel.
- *
- * Return: true if an ACL of a live TPG names the initiator.
- */
-static bool srpt_login_has_acl(struct srpt_port *sport, const u8 i_port_id[16],
-			       const struct sockaddr *src)
-{
-	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
-	struct srpt_portal *stpg;
-	bool found = false;
-	char *name;
-	int i;
-
-	name = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
-	if (!name)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
-		mutex_lock(&ids[i]->mutex);
-		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
-			found = stpg->live &&
-				srpt_find_acl(&stpg->tpg, ids[i] == sport->guid_id,
-					      i_port_id, src, name);
-			if (found)
-				break;
-		}
-		mutex_unlock(&ids[i]->mutex);
-	}
-	kfree(name);
-	return found;
-}
-
-/**
  * srpt_accept_ch() - answer a login with SRP_LOGIN_RSP.
  * @ch: linked channel with its session.
  * @req: login request.
@@ -4720,7 +4687,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		goto unlock_reject;
 	}
-	if (!srpt_login_has_acl(sport, req->initiator_port_id, src)) {
+	if (srpt_setup_session(sport, NULL, req->initiator_port_id, src)) {
 		pr_info("no ACL for 0x%16phN on %s port %u: login refused\n",
 			req->initiator_port_id, dev_name(&sdev->device->dev),
 			port_num);
@@ -4735,7 +4702,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_free_unlinked_ch(ch);
 		goto unlock_reject;
 	}
-	ret = srpt_setup_session(ch, req->initiator_port_id, src);
+	ret = srpt_setup_session(sport, ch, req->initiator_port_id, src);
 	mutex_unlock(&sdev->sdev_mutex);
 
 	reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
