@@ -459,6 +459,7 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		srpt_ch_debug(ch, "last WQE reached\n");
+		complete(&ch->last_wqe);
 		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
@@ -1096,6 +1097,26 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 	return ib_post_send(ch->qp, &wr.wr, NULL);
 }
 
+/*
+ * A completion in error closes the channel. A flush counts too when this
+ * side never started the close: the queue pair failed under a live channel
+ * (an error on an unsignaled rdma_rw work request reaches no CQE of ours,
+ * only the flushes behind it do).
+ */
+static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+			   const char *what, u64 tag)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		srpt_ch_info_ratelimited(ch, "%s (tag %#llx) failed: %s\n", what,
+					 tag, ib_wc_status_msg(wc->status));
+	else if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
+		srpt_ch_info_ratelimited(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed, closing\n",
+					 what, tag);
+	else
+		return;
+	srpt_close_ch_async(ch);
+}
+
 /**
  * srpt_zerolength_write_done() - the drain write completed.
  * @cq: completion queue.
@@ -1493,6 +1514,28 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 	return view;
 }
 
+/*
+ * Whether a command whose mapping found the QP's MR pool empty could ever
+ * map: each descriptor takes at least one MR, a long one several. Waiting
+ * for MRs that the pool does not have would retry for ever.
+ */
+static bool srpt_mrs_never_fit(struct srpt_rdma_ch *ch,
+			       const struct srpt_send_ioctx *ioctx, u32 *need)
+{
+	struct ib_device *dev = ch->sport->sdev->device;
+	unsigned int i;
+	u32 len;
+
+	*need = 0;
+	for (i = 0; i < ioctx->n_rbufs; i++) {
+		len = be32_to_cpu(ioctx->rbufs[i].len);
+		if (len)
+			*need += rdma_rw_mr_factor(dev, ch->sport->port,
+						   DIV_ROUND_UP(len, PAGE_SIZE));
+	}
+	return *need > ch->rdma_ctxs;
+}
+
 /**
  * srpt_map_segs() - set up the RDMA transfers of a command.
  * @ch: channel.
@@ -1500,6 +1543,8 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
  * @dir: DMA direction from the HCA's point of view.
  *
  * Return: 0 or a negative errno; on error nothing is left allocated.
+ * -EAGAIN: the QP's MR pool is empty for now; -E2BIG: it is too small for
+ * this command ever to map.
  */
 static int srpt_map_segs(struct srpt_rdma_ch *ch,
 			 struct srpt_send_ioctx *ioctx,
@@ -1557,6 +1602,15 @@ static int srpt_map_segs(struct srpt_rdma_ch *ch,
 
 err:
 	srpt_unmap_segs(ch, ioctx);
+	if (ret == -EAGAIN) {
+		u32 need;
+
+		if (srpt_mrs_never_fit(ch, ioctx, &need)) {
+			srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u memory registrations, the queue pair has %u: failed; raise srp_sq_size\n",
+						 ioctx->tag, need, ch->rdma_ctxs);
+			ret = -E2BIG;
+		}
+	}
 	return ret;
 }
 
@@ -1844,13 +1898,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_unmap_segs(ch, ioctx);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			srpt_ch_info_ratelimited(ch, "RDMA READ for tag %#llx failed: %s\n",
-						 ioctx->tag,
-						 ib_wc_status_msg(wc->status));
-			/* The QP is in error now: a live-looking zombie otherwise. */
-			srpt_close_ch_async(ch);
-		}
+		srpt_wc_failed(ch, wc, "RDMA READ", ioctx->tag);
 		srpt_abort_cmd(ioctx);
 	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
 					       SRPT_CMD_EXECUTING)) {
@@ -2229,12 +2277,7 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	ioctx->n_rdma = 0;
 	srpt_table_ctx_destroy(ioctx);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			srpt_ch_info_ratelimited(ch, "fetching the descriptor table of tag %#llx failed: %s\n",
-						 ioctx->tag,
-						 ib_wc_status_msg(wc->status));
-			srpt_close_ch_async(ch);
-		}
+		srpt_wc_failed(ch, wc, "descriptor table fetch", ioctx->tag);
 		srpt_table_fail(ioctx);
 	} else if (srpt_check_ext_table(ioctx->ext_tbl, ioctx->n_rbufs,
 					ioctx->cmd.data_length)) {
@@ -2630,11 +2673,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			srpt_ch_info_ratelimited(ch, "receive failed: %s\n",
-						 ib_wc_status_msg(wc->status));
-			srpt_close_ch_async(ch);
-		}
+		srpt_wc_failed(ch, wc, "receive", 0);
 		if (ch->use_srq)
 			srpt_repost_recv(ch, recv);
 		return;
@@ -2740,11 +2779,8 @@ static void srpt_unsig_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		srpt_ch_info_ratelimited(ch, "sending a response failed: %s\n",
-					 ib_wc_status_msg(wc->status));
-		srpt_close_ch_async(ch);
-	}
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_wc_failed(ch, wc, "unsignaled response", 0);
 }
 
 /**
@@ -2770,13 +2806,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ioctx->n_rdma = 0;
 	srpt_unsig_retire(ch, ioctx->unsig_snap);
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		srpt_ch_info_ratelimited(ch, "sending response for tag %#llx failed: %s\n",
-					 ioctx->tag,
-					 ib_wc_status_msg(wc->status));
-		srpt_close_ch_async(ch);
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_failed(ch, wc, "response", ioctx->tag);
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
@@ -3554,6 +3585,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		 ch->qp->qp_num);
 	ch->max_inline = qp_init.cap.max_inline_data;
 	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
+	ch->rdma_ctxs = sq_size;
 	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
 	ch->unsig_cqe.done = srpt_unsig_send_done;
 	atomic_set(&ch->unsig_avail, ch->max_inline ? SRPT_UNSIG_RSP_MAX : 0);
@@ -3900,13 +3932,11 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		srpt_ch_info_ratelimited(ch, "SRP_CRED_REQ failed: %s\n",
-					 ib_wc_status_msg(wc->status));
-		srpt_close_ch_async(ch);
+	if (wc->status != IB_WC_SUCCESS) {
+		srpt_wc_failed(ch, wc, "SRP_CRED_REQ", 0);
 		return;
 	}
-	if (again && wc->status == IB_WC_SUCCESS)
+	if (again)
 		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
 }
 
@@ -3972,8 +4002,21 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_ch_debug(ch, "releasing\n");
 	/* A channel closed while its login ran is released once, after it. */
 	wait_for_completion(&ch->login_done);
-	if (!ch->use_srq)
+	if (!ch->use_srq) {
 		ib_drain_rq(ch->qp);
+	} else if (ch->qp) {
+		/*
+		 * Receives this QP took from the SRQ may still wait in the CQ,
+		 * which ib_free_cq() would discard with their SRQ buffers.
+		 * After the last WQE no more come; the completion of a send
+		 * posted after that comes after them all (srpt_recv_done()
+		 * reposts each to the SRQ).
+		 */
+		if (!wait_for_completion_timeout(&ch->last_wqe,
+						 SRPT_LAST_WQE_TIMEOUT))
+			srpt_ch_info(ch, "no last-WQE event from the HCA: receives still in flight may not return to the SRQ\n");
+		ib_drain_sq(ch->qp);
+	}
 
 	/* The send queue is drained: nothing waits for space any more. */
 	cancel_work_sync(&ch->iu_work);
@@ -4442,6 +4485,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
 	INIT_DELAYED_WORK(&ch->logout_work, srpt_logout_work);
 	init_completion(&ch->login_done);
+	init_completion(&ch->last_wqe);
 	ch->sport = sport;
 	ch->state = SRPT_CH_LOGGING_IN;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",

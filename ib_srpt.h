@@ -234,6 +234,9 @@ enum {
 	SRPT_MAX_TBL_FETCHES	= 16,
 };
 
+/* An HCA raises LAST_WQE_REACHED at once for a QP in error; 5 s is lost. */
+#define SRPT_LAST_WQE_TIMEOUT	(5 * HZ)
+
 /* SRP IU layouts from <scsi/srp.h> that the wire format fixes (SRP r16a). */
 static_assert(sizeof(struct srp_login_req) == 64);
 static_assert(sizeof(struct srp_login_rsp) == 52);
@@ -480,6 +483,8 @@ enum srpt_ch_phase {
  *		 queue, which needs no accounting (see srpt_create_ch_ib()).
  * @sq_rdma_wrs: RDMA work requests the send queue holds in all; a transfer
  *		 needing more can never be posted.
+ * @rdma_ctxs: RDMA contexts of the QP, and the size of its MR pool where
+ *	       transfers use MRs (iWARP reads, force_mr).
  * @max_data_len: largest data transfer of one command (srp_max_rdma_size
  *		  at login).
  * @sport: target port the login came in on.
@@ -521,6 +526,8 @@ enum srpt_ch_phase {
  * @tbl_fetches: descriptor table fetches in flight.
  * @login_done: the login callback is done with the channel; release waits
  *		for it, so a channel closed during its login is freed once.
+ * @last_wqe: an SRQ-attached QP in error took its last receive from the
+ *	      SRQ (IB_EVENT_QP_LAST_WQE_REACHED).
  * @sess: LIO session.
  * @se_tpg: TPG of @sess; kept until the channel is freed, so that
  *	    srpt_tpg_stop() can find the channels of a TPG.
@@ -581,8 +588,10 @@ struct srpt_rdma_ch {
 	struct work_struct	iu_work;
 	struct work_struct	close_work;
 	struct completion	login_done;
+	struct completion	last_wqe;
 	atomic_t		tbl_fetches;
 	u32			sq_rdma_wrs;
+	u32			rdma_ctxs;
 	u32			max_data_len;
 	struct se_session	*sess;
 	struct se_portal_group	*se_tpg;
