@@ -5,7 +5,8 @@
 # Environment (all optional, from the Makefile):
 #   KDIR       kernel build tree; wins over KVER
 #   KVER       a kernel release (6.12.117+deb12-amd64) or series (6.12, 6.1):
-#              the newest installed headers of that series
+#              the newest installed headers of that series; "debug": the
+#              debug guest kernel (scripts/debug-kernel.sh, built if needed)
 #   BUILD_OUT  where the module is built (default $CACHE/build-<KVER or release>)
 # Without KDIR and KVER: the running kernel if its headers are installed,
 # else (and it says so) the newest installed Debian headers.
@@ -20,6 +21,11 @@ kdir=${KDIR:-} kver=${KVER:-} out=${BUILD_OUT:-}
 
 say() { echo "build: $*" >&2; }
 
+# KVER=debug: the debug guest kernel's build tree (scripts/debug-kernel.sh).
+if [ -z "$kdir" ] && [ "$kver" = debug ]; then
+	kdir=$(CACHE=$CACHE "$src/scripts/debug-kernel.sh" --kdir) ||
+		{ say "no debug kernel build tree"; exit 1; }
+fi
 if [ -n "$kdir" ]; then
 	[ -d "$kdir" ] || { say "no kernel build tree at KDIR=$kdir"; exit 1; }
 	rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null || basename "$(dirname "$kdir")")

@@ -79,17 +79,22 @@ fi
 
 # Guest budget: sum of scenario timeouts plus boot and slack.
 # (A scenario that times out also spends up to 150 s in cleanup.)
+# The debug kernel runs about three times slower: its scenarios get twice
+# their timeouts (and a quarter of the fio volume, tests/lib.sh).
+mul=1
+[ "$KVER" = debug ] && mul=2
 budget=180
 for n in "${scenarios[@]}"; do
 	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
-	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} + 90))
+	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} * mul + 90))
 done
 
 start=$(date +%s)
 "$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
-	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}"
+	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
+	--env "E2E_TIMEOUT_MUL=$mul"
 vmrc=$?
 secs=$(( $(date +%s) - start ))
 

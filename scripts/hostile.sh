@@ -19,6 +19,11 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${KVER:-6.12}
 MODULE=${MODULE:-ours}
 CACHE=${CACHE:-/var/cache/ib_srpt}
+# The debug kernel runs about three times slower: twice the time.
+if [ "$KVER" = debug ]; then
+	VM_TIMEOUT=${VM_TIMEOUT:-4800}
+	HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-240}
+fi
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 tool_dir=$CACHE/hostile/bin-$KVER-$MODULE
 out=$CACHE/hostile-out/$KVER-$MODULE

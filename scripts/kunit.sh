@@ -103,18 +103,7 @@ tree=$base/linux-$KTREE
 build=$base/build-$KTREE
 
 # --- Unpack once per version, never letting the upstream srpt sources out --
-if [ "$(cat "$tree/.srpt-kunit-version" 2>/dev/null)" != "$srcver" ]; then
-	say "unpacking $(basename "$tarball") ($srcver) into $tree"
-	rm -rf "$tree" "$tree.tmp" "$build"
-	mkdir -p "$tree.tmp"
-	# Unanchored exclude: matches <topdir>/drivers/.../srpt and below.
-	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 \
-		--exclude="$SRPT_REL"
-	rm -rf "${tree:?}.tmp/$SRPT_REL"
-	echo "$srcver" >"$tree.tmp/.srpt-kunit-version"
-	mv "$tree.tmp" "$tree"
-fi
-rm -rf "${tree:?}/$SRPT_REL"	# again, in case anything put it back
+unpack_tree "$tarball" "$srcver" "$tree" "$build" || fail "cannot unpack $tarball"
 
 # --- Put our files in place ------------------------------------------------
 [ -f "$src/ib_srpt.c" ] || fail "no ib_srpt.c in $src"

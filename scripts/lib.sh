@@ -13,7 +13,9 @@
 
 # Oopses, WARNINGs, BUGs, hung tasks, lockdep and RCU reports, sanitizers.
 # shellcheck disable=SC2034 # used by the scripts that source this file
-SPLAT_RE='(Oops|WARNING:|BUG:|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
+# SLUB debugging says "BUG <cache> (Not tainted): ..."; kmemleak
+# "N new suspected memory leaks".
+SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
 
 # heavy_lock: HEAVY_LOCK if set, else /var/cache/ib_srpt/heavy.lock. The
 # lock is one per machine: a run with its own CACHE still takes this one,
@@ -28,6 +30,10 @@ heavy_lock() {
 # CACHE/build-KVER (`make module`) under the heavy lock, output in LOG.
 # Needs REPO, KVER and CACHE; returns make's status.
 build_module_locked() {
+	# The debug kernel builds under the same lock: never from inside it.
+	if [ "$KVER" = debug ]; then
+		CACHE=$CACHE "$REPO/scripts/debug-kernel.sh" >"$1" 2>&1 || return 1
+	fi
 	flock "$(heavy_lock)" make -s -C "$REPO" module KVER="$KVER" CACHE="$CACHE" >"$1" 2>&1
 }
 
@@ -53,3 +59,25 @@ headers_releases() {
 # newest_headers [RELEASE|SERIES]: the newest of headers_releases; prints
 # nothing (status 0) when there is none.
 newest_headers() { headers_releases "${1:-}" | tail -n 1; }
+
+# unpack_tree TARBALL VERSION TREE [STALE_DIR...]: unpack a linux-source
+# tarball into TREE once per VERSION (TREE/.srpt-kunit-version), without the
+# upstream srpt driver (the originality rule: it never lands in a tree we
+# prepare). A new version also removes the STALE_DIRs (build outputs of the
+# old one). The caller holds the tree's prepare lock.
+unpack_tree() {
+	local tarball=$1 ver=$2 tree=$3 rel=drivers/infiniband/ulp/srpt
+	shift 3
+	if [ "$(cat "$tree/.srpt-kunit-version" 2>/dev/null)" != "$ver" ]; then
+		echo "unpacking $(basename "$tarball") ($ver) into $tree" >&2
+		rm -rf "$tree" "$tree.tmp" "$@"
+		mkdir -p "$tree.tmp"
+		# Unanchored exclude: matches <topdir>/drivers/.../srpt and below.
+		tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 \
+			--exclude="$rel" || return 1
+		rm -rf "${tree:?}.tmp/$rel"
+		echo "$ver" >"$tree.tmp/.srpt-kunit-version"
+		mv "$tree.tmp" "$tree"
+	fi
+	rm -rf "${tree:?}/$rel"	# again, in case anything put it back
+}

@@ -72,9 +72,21 @@ resolve_kver() {
 	[ -n "$d" ] || { say "no installed kernel for '$k' under /lib/modules"; exit 2; }
 	basename "$d"
 }
-rel=$(resolve_kver "$kver")
-series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
-vmlinuz=/boot/vmlinuz-$rel
+# KVER=debug: the KASAN/lockdep/kmemleak kernel of scripts/debug-kernel.sh,
+# its modules shown to the guest at /lib/modules/<release> (guest-init.sh).
+kmoddir=
+if [ "$kver" = debug ]; then
+	ddir=$(CACHE=$CACHE "$REPO/scripts/debug-kernel.sh") ||
+		{ say "no debug kernel (scripts/debug-kernel.sh failed)"; exit 2; }
+	rel=$(cat "$ddir/release")
+	series=debug
+	vmlinuz=$ddir/bzImage
+	kmoddir=$ddir/mods/lib/modules/$rel
+else
+	rel=$(resolve_kver "$kver")
+	series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+	vmlinuz=/boot/vmlinuz-$rel
+fi
 [ -r "$vmlinuz" ] || { say "missing $vmlinuz (run scripts/deps.sh vm)"; exit 2; }
 [ -n "$ko" ] || ko=$CACHE/build-$series/ib_srpt.ko
 run=$(realpath "$run")
@@ -88,7 +100,9 @@ esac
 rm -f "$out/rc" "$out/splat.txt" "$out/console.log" "$out/guest.log" "$out/dmesg.txt"
 
 # ---- initramfs: busybox + the modules needed to mount the 9p/overlay root ----
+# (built into the debug kernel)
 initrd_modules=(virtio_pci 9pnet_virtio 9p overlay)
+[ -z "$kmoddir" ] || initrd_modules=()
 build_initramfs() {
 	local img=$1 tmp m f
 	tmp=$(mktemp -d)
@@ -96,6 +110,7 @@ build_initramfs() {
 	mkdir -p "$tmp"/{bin,dev,proc,sys,mods,newroot,lower,rw}
 	cp /bin/busybox "$tmp/bin/busybox"
 	: >"$tmp/mods/order"
+	[ ${#initrd_modules[@]} = 0 ] ||
 	modprobe -S "$rel" --show-depends -a "${initrd_modules[@]}" |
 		awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' |
 		while read -r f; do
@@ -158,6 +173,7 @@ fi
 	printf 'REPO=%q\nKVER=%q\nKREL=%q\nMODULE=%q\nKO=%q\nRUN=%q\nOUT=/out\n' \
 		"$REPO" "$series" "$rel" "$module" "$ko" "$run"
 	printf 'VM_TIMEOUT=%q\nTRANSPORT=%q\nSIW_KO=%q\n' "$timeout" "$TRANSPORT" "$siw_ko"
+	printf 'KMODDIR=%q\n' "$kmoddir"
 	for e in "${envs[@]}"; do
 		printf '%s=%q\n' "${e%%=*}" "${e#*=}"
 	done
@@ -166,6 +182,14 @@ fi
 append="console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M"
 append+=" ibsrpt_init=$REPO/tests/guest-init.sh"
 append+=" hung_task_panic=0 nokaslr tsc=reliable mitigations=off"
+# Debian's kernels have KFENCE and SLUB debugging compiled in but off:
+# sample every 100 ms, sanity-check, red-zone and poison every slab.
+# The debug kernel has its own settings (scripts/debug-kernel.config).
+if [ -z "$kmoddir" ]; then
+	append+=" kfence.sample_interval=100 slub_debug=FZP"
+else
+	append+=" kmemleak=on"
+fi
 [ "$quiet" = 1 ] && append+=" quiet"
 # Debugging aids: extra kernel parameters, a QEMU monitor socket.
 append+=${VM_APPEND:+ $VM_APPEND}

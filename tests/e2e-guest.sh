@@ -78,7 +78,7 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		fi
 	fi
 	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$path" | head -n 1)
-	t=${t:-$default_timeout}
+	t=$(( ${t:-$default_timeout} * ${E2E_TIMEOUT_MUL:-1} ))
 	echo "## RUN  $name (timeout ${t}s)"
 	echo "e2e: begin $name" >/dev/kmsg
 	start=$(date +%s)
@@ -122,6 +122,10 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		echo "$splats" >"$dir/splat.txt"
 		[ -n "$reason" ] && reason+="; "
 		reason+="kernel splat: $(head -n 1 "$dir/splat.txt" | sed 's/^\[[^]]*\] //')"
+	fi
+	if ! kmemleak_report "$dir/kmemleak.txt"; then
+		[ -n "$reason" ] && reason+="; "
+		reason+="kmemleak: $(grep -c '^unreferenced object' "$dir/kmemleak.txt") unreferenced objects, first from $(grep -m1 -E '\[[a-z_]+\]|srpt_' "$dir/kmemleak.txt" | sed 's/^ *//')"
 	fi
 	if [ -z "$reason" ]; then
 		echo "PASS $name $secs" >>"$results"

@@ -17,6 +17,11 @@ finish() {
 	echo o >/proc/sysrq-trigger
 	# Wait with builtins only: the power-off unmounts the 9p root, and an
 	# external sleep that is still loading then kills PID 1 (a panic).
+	# A kernel without ACPI (the debug kernel) cannot power off: reboot,
+	# which QEMU's -no-reboot turns into its exit.
+	local t=$((SECONDS + 5))
+	while [ "$SECONDS" -lt "$t" ]; do :; done
+	echo b >/proc/sysrq-trigger
 	while :; do :; done
 }
 
@@ -43,6 +48,11 @@ if [ -n "$keep" ]; then
 	mkdir -p "$repo"
 	mount --bind "$keep" "$repo"
 fi
+# The debug kernel's modules live in the cache (scripts/debug-kernel.sh).
+kmod=$(sed -n 's/^KMODDIR=//p' /out/vm.env)
+if [ -n "$kmod" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
+	ln -s "$kmod" "/lib/modules/$(uname -r)"
+fi
 modprobe -q configfs
 mount -t configfs configfs /sys/kernel/config
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -52,6 +62,11 @@ exec </dev/null >/dev/console 2>&1
 set -a
 . /out/vm.env
 set +a
+# Judge only what the tests leave behind, not what boot did.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+fi
 echo "## guest: up after $(cut -d' ' -f1 /proc/uptime)s, kernel $(uname -r), module $MODULE"
 
 hostname srpt-guest
