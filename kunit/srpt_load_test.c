@@ -105,23 +105,41 @@ static void srpt_sq_reserve_whole_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), SRPT_TEST_SQ_WRS);
 }
 
-/* The send queue always has room for one largest transfer. */
+/*
+ * The send queue always has room for one largest transfer. The expected
+ * values are worked out by hand: 4 KiB pages, at most 16 SGEs per RDMA
+ * work request (the driver's own cap, below the HCA's 32), 16 work
+ * requests of slack, and the default srp_max_rdma_size of 16 MiB.
+ */
 static void srpt_sq_rdma_wrs_for(struct kunit *test)
 {
 	struct ib_device_attr attrs = {
 		.max_send_sge = 32,
 		.max_sge_rd = 32,
 	};
-	u32 pages_16m = SZ_16M / PAGE_SIZE;
 
-	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M),
-			pages_16m / SRPT_DEF_SG_PER_WQE + SRPT_RDMA_WR_SLACK);
+	KUNIT_ASSERT_EQ_MSG(test, PAGE_SIZE, 4096UL,
+			    "the literals below assume 4 KiB pages");
+
+	/* 16 MiB = 4096 pages; 16 SGEs each: 4096 / 16 = 256, + 16 = 272. */
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M), 272U);
+	/* One byte more is a 4097th page: ceil(4097 / 16) = 257, + 16. */
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M + 1), 273U);
+	/* 64 KiB + 1 byte = 17 pages: ceil(17 / 16) = 2, + 16 = 18. */
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_64K + 1), 18U);
+
+	/* One SGE per RDMA READ: 4096 work requests, + 16 = 4112. */
 	attrs.max_sge_rd = 1;
-	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M),
-			pages_16m + SRPT_RDMA_WR_SLACK);
-	attrs.max_sge_rd = 0;	/* not reported: the send SGE limit holds */
-	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, 1),
-			1U + SRPT_RDMA_WR_SLACK);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M), 4112U);
+
+	/* Not reported: the send SGE limit (16 of 32) holds: 1 + 16 = 17. */
+	attrs.max_sge_rd = 0;
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, 1), 17U);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M), 272U);
+
+	/* 6 send SGEs: ceil(4096 / 6) = 683 (6 * 682 = 4092), + 16 = 699. */
+	attrs.max_send_sge = 6;
+	KUNIT_EXPECT_EQ(test, srpt_rdma_wrs_for(&attrs, SZ_16M), 699U);
 }
 
 /* Only SRP_CMD and SRP_TSK_MGMT count against the request limit. */

@@ -144,37 +144,106 @@ static void srpt_name_rejects_junk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_test_parse(*name, id), -EINVAL);
 }
 
-static int srpt_test_acl(const char *name, u8 id[16], bool *is_ip)
-{
-	enum srpt_acl_form form = SRPT_ACL_PORT_ID;
-	int ret;
+/* A form srpt_parse_acl_name() never reports: "not written". */
+#define SRPT_TEST_NO_FORM	((enum srpt_acl_form)0x5a)
 
+static int srpt_test_acl(const char *name, u8 id[16], enum srpt_acl_form *form)
+{
+	*form = SRPT_TEST_NO_FORM;
 	memset(id, SRPT_TEST_POISON, 16);
-	ret = srpt_parse_acl_name(name, id, &form);
-	*is_ip = form == SRPT_ACL_IP;
-	return ret;
+	return srpt_parse_acl_name(name, id, form);
 }
 
 static void srpt_acl_port_id_forms(struct kunit *test)
 {
+	enum srpt_acl_form form;
 	u8 id[16];
-	bool is_ip;
 
-	is_ip = true;
-	KUNIT_ASSERT_EQ(test, srpt_test_acl("0xfe800000000000000002c903000abcde", id, &is_ip), 0);
-	KUNIT_EXPECT_FALSE(test, is_ip);
+	KUNIT_ASSERT_EQ(test, srpt_test_acl("0xfe800000000000000002c903000abcde", id, &form), 0);
+	KUNIT_EXPECT_EQ(test, form, SRPT_ACL_PORT_ID);
 	KUNIT_EXPECT_MEMEQ(test, id, srpt_test_id_full, 16);
 
-	is_ip = true;
-	KUNIT_ASSERT_EQ(test, srpt_test_acl("fe800000000000000002c903000abcde", id, &is_ip), 0);
-	KUNIT_EXPECT_FALSE(test, is_ip);
+	KUNIT_ASSERT_EQ(test, srpt_test_acl("fe800000000000000002c903000abcde", id, &form), 0);
+	KUNIT_EXPECT_EQ(test, form, SRPT_ACL_PORT_ID);
 	KUNIT_EXPECT_MEMEQ(test, id, srpt_test_id_full, 16);
 
 	/* Four groups parse as a GUID, never as a (malformed) IPv6 address. */
-	is_ip = true;
-	KUNIT_ASSERT_EQ(test, srpt_test_acl("0002:c903:000a:bcde", id, &is_ip), 0);
-	KUNIT_EXPECT_FALSE(test, is_ip);
+	KUNIT_ASSERT_EQ(test, srpt_test_acl("0002:c903:000a:bcde", id, &form), 0);
+	KUNIT_EXPECT_EQ(test, form, SRPT_ACL_GUID);
 	KUNIT_EXPECT_MEMEQ(test, id, srpt_test_id_guid, 16);
+}
+
+/*
+ * The same eight bytes 00 02 c9 03 00 0a bc de written as a port GUID
+ * (four groups) and as a port ID (hex digits): the form, which decides
+ * what an ACL names, tells them apart, even where the 16 bytes parsed are
+ * the same. A port ID's digits are right-aligned: 16 of them fill bytes 8
+ * to 15 like a GUID does, 32 of them put the eight bytes in bytes 0 to 7.
+ */
+struct srpt_test_guid_or_id {
+	const char *name;
+	enum srpt_acl_form form;
+	bool low_half;		/* the eight bytes are bytes 8..15, 0..7 zero */
+};
+
+static const struct srpt_test_guid_or_id srpt_guid_or_id_rows[] = {
+	{ "0002:c903:000a:bcde", SRPT_ACL_GUID, true },
+	{ "2:c903:a:bcde", SRPT_ACL_GUID, true },
+	{ "0002:C903:000A:BCDE\n", SRPT_ACL_GUID, true },
+	{ "0x0002c903000abcde", SRPT_ACL_PORT_ID, true },
+	{ "0002c903000abcde", SRPT_ACL_PORT_ID, true },
+	{ "0X0002C903000ABCDE\n", SRPT_ACL_PORT_ID, true },
+	{ "0x00000000000000000002c903000abcde", SRPT_ACL_PORT_ID, true },
+	{ "0x0002c903000abcde0000000000000000", SRPT_ACL_PORT_ID, false },
+};
+
+static void srpt_guid_or_id_desc(const struct srpt_test_guid_or_id *r, char *desc)
+{
+	srpt_test_str_desc(&r->name, desc);
+}
+
+KUNIT_ARRAY_PARAM(srpt_guid_or_id, srpt_guid_or_id_rows, srpt_guid_or_id_desc);
+
+static void srpt_acl_guid_vs_port_id(struct kunit *test)
+{
+	const struct srpt_test_guid_or_id *r = test->param_value;
+	static const u8 high[16] = {
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xbc, 0xde,
+		0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	enum srpt_acl_form form;
+	u8 id[16], pid[16];
+
+	KUNIT_ASSERT_EQ(test, srpt_test_acl(r->name, id, &form), 0);
+	KUNIT_EXPECT_EQ(test, form, r->form);
+	KUNIT_EXPECT_MEMEQ(test, id, r->low_half ? srpt_test_id_guid : high, 16);
+	/* srpt_parse_i_port_id() places the bytes the same way. */
+	KUNIT_ASSERT_EQ(test, srpt_test_parse(r->name, pid), 0);
+	KUNIT_EXPECT_MEMEQ(test, pid, id, 16);
+}
+
+/*
+ * Where the form matters: on a GID-named target port an ACL names the
+ * whole initiator port ID, so "0x0002c903000abcde" admits the initiator
+ * whose port ID is 0...0 || 0002c903000abcde and the GUID spelling of the
+ * same bytes admits nobody; on a GUID-named port both name the GUID.
+ */
+static void srpt_acl_guid_vs_port_id_match(struct kunit *test)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	const struct sockaddr *src = (const struct sockaddr *)&sin6;
+
+	KUNIT_EXPECT_TRUE(test, srpt_acl_matches("0x0002c903000abcde", false,
+						 srpt_test_id_guid, src));
+	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0002:c903:000a:bcde", false,
+						  srpt_test_id_guid, src));
+	KUNIT_EXPECT_TRUE(test, srpt_acl_matches("0002:c903:000a:bcde", true,
+						 srpt_test_id_full, src));
+	KUNIT_EXPECT_TRUE(test, srpt_acl_matches("0x0002c903000abcde", true,
+						 srpt_test_id_full, src));
+	/* Eight bytes in the upper half are a port ID with an extension. */
+	KUNIT_EXPECT_FALSE(test, srpt_acl_matches("0x0002c903000abcde0000000000000000",
+						  true, srpt_test_id_full, src));
 }
 
 static const char * const srpt_acl_ips[] = {
@@ -187,11 +256,11 @@ KUNIT_ARRAY_PARAM(srpt_acl_ips, srpt_acl_ips, srpt_test_str_desc);
 static void srpt_acl_ip(struct kunit *test)
 {
 	const char * const *name = test->param_value;
+	enum srpt_acl_form form;
 	u8 id[16];
-	bool is_ip = false;
 
-	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &is_ip), 0);
-	KUNIT_EXPECT_TRUE(test, is_ip);
+	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &form), 0);
+	KUNIT_EXPECT_EQ(test, form, SRPT_ACL_IP);
 	/* The port ID is left alone for address ACLs. */
 	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON));
 }
@@ -207,10 +276,12 @@ KUNIT_ARRAY_PARAM(srpt_acl_junk, srpt_acl_junk, srpt_test_str_desc);
 static void srpt_acl_rejects_junk(struct kunit *test)
 {
 	const char * const *name = test->param_value;
+	enum srpt_acl_form form;
 	u8 id[16];
-	bool is_ip;
 
-	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &is_ip), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_test_acl(*name, id, &form), -EINVAL);
+	/* Nothing is written for a rejected name. */
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON));
 }
 
 static struct kunit_case srpt_name_cases[] = {
@@ -223,6 +294,8 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_guid_short_groups),
 	KUNIT_CASE_PARAM(srpt_name_rejects_junk, srpt_name_junk_gen_params),
 	KUNIT_CASE(srpt_acl_port_id_forms),
+	KUNIT_CASE_PARAM(srpt_acl_guid_vs_port_id, srpt_guid_or_id_gen_params),
+	KUNIT_CASE(srpt_acl_guid_vs_port_id_match),
 	KUNIT_CASE_PARAM(srpt_acl_ip, srpt_acl_ips_gen_params),
 	KUNIT_CASE_PARAM(srpt_acl_rejects_junk, srpt_acl_junk_gen_params),
 	{}

@@ -8,7 +8,15 @@ set -e
 rxe_setup
 srpt_load
 dbus_start
-tc() { log "targetcli $*"; targetcli "$@" 2>&1 | grep -v -e 'Could not load preferences' -e 'dbroot' >&2; }
+# Every targetcli command must succeed; its output goes to the log.
+tc() {
+	local o rc
+	log "targetcli $*"
+	o=$(targetcli "$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$o" | grep -v -e 'Could not load preferences' -e 'dbroot' >&2
+	[ "$rc" = 0 ] || die "targetcli $* exited with status $rc"
+}
 
 wwn=ib.$(gid0_hex)
 targetcli /srpt info >/tmp/srpt-info 2>&1 || true
@@ -29,11 +37,18 @@ srp_login
 disk=$(srp_disk 0)
 expect_eq "size of $disk" "$(blockdev --getsize64 "$disk")" $((64 * 1048576))
 fio_verify "$disk" 4k randwrite 16M 16
-targetcli sessions detail >/tmp/sessions 2>&1 || true
+targetcli sessions detail >/tmp/sessions 2>&1 || die "targetcli sessions detail failed"
 cat /tmp/sessions >&2
-# The distro module leaves the ACL's info empty; ours must fill it.
-if [ "$MODULE" = ours ] && grep -q 'no open sessions' /tmp/sessions; then
-	die "targetcli sessions shows no session for the logged-in initiator"
+# The distro module leaves the ACL's info empty; ours must fill it: one
+# logged-in session, named by the initiator's ACL, with LUN 0 mapped.
+if [ "$MODULE" = ours ]; then
+	# targetcli names srpt ACLs ib.<hex> (configfs: 0x<hex>)
+	grep -q "name: ib.$(initiator_acl_name | sed 's/^0x//') " /tmp/sessions ||
+		die "targetcli sessions does not name the ACL ib.$(initiator_acl_name | sed 's/^0x//')"
+	grep -q 'session-state: LOGGED_IN' /tmp/sessions ||
+		die "targetcli sessions shows no logged-in session"
+	grep -q 'mapped-lun: 0 ' /tmp/sessions ||
+		die "targetcli sessions shows no mapped LUN 0"
 fi
 srp_logout
 

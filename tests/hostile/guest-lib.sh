@@ -13,6 +13,11 @@
 #   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
 #   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
 #   h_srp_login/h_srp_logout   (re)connect the Linux initiator
+#   h_disrupt_begin/end a deliberate disruption: fio passes it fails are
+#                       forgiven (closed however the fault script exits)
+#   h_at_exit CMD       run CMD when the sourcing script exits
+#   h_srpt_qpns         the target's channels (QP numbers, RDMA tracker)
+#   h_acl_session ACL   the QP number of the ACL's logged-in session
 #   h_sessions_closed   all channels gone (prints why not)
 #   h_teardown          remove the configuration, rmmod, slab check
 
@@ -32,6 +37,18 @@ H_FIO_EXT=66696f0000000000
 [ -f "$H_STATE" ] && . "$H_STATE"
 
 h_log() { echo "## hostile: $*"; }
+
+# h_at_exit CMD: run CMD when the script that sourced this file exits,
+# however it exits (an early exit, a failed step, SIGTERM from the runner's
+# timeout); later registrations run first, the exit status stays. Fault
+# scripts register their cleanups here rather than with trap, which would
+# drop the ones registered before (h_disrupt_begin's among them).
+H_AT_EXIT=
+h_at_exit() {
+	H_AT_EXIT="$1; $H_AT_EXIT"
+	trap h_run_at_exit EXIT
+}
+h_run_at_exit() { eval "$H_AT_EXIT"; }
 
 h_dmesg_mark() {
 	local id
@@ -263,8 +280,9 @@ h_setup() {
 # ---- fio verify loop ----
 # Each pass writes 16 MiB at random with crc32c headers and reads it back.
 # Fault scripts bracket deliberate disruptions with h_disrupt_begin/end:
-# failed passes overlapping one are not counted as I/O errors (verify
-# errors always count).
+# failed passes overlapping one are not counted as I/O errors, and of their
+# verify errors only those at blocks whose write failed (never
+# acknowledged) are not counted; every other verify error counts.
 #
 # fio works on a dm-linear device over the disk, never on the disk itself:
 # once a removed disk is marked dead its capacity is 0, and a read of a
@@ -356,7 +374,16 @@ h_fio_start() {
 	disown $! 2>/dev/null
 }
 
-h_disrupt_begin() { date +%s >"$H_FIO_DIR/disrupt.now"; }
+# A disruption window runs from h_disrupt_begin to h_disrupt_end (plus
+# slack) and is recorded in $H_FIO_DIR/disrupt; while it is open,
+# disrupt.now holds its start. However a fault script ends (an early exit,
+# a failed step, the runner's timeout), its open window is closed with it
+# (h_at_exit), and the runner closes any window a killed script left open
+# before the next fault: a window never extends over later faults.
+h_disrupt_begin() {
+	date +%s >"$H_FIO_DIR/disrupt.now"
+	[ -n "${H_DISRUPT_TRAP:-}" ] || { H_DISRUPT_TRAP=1; h_at_exit h_disrupt_end; }
+}
 h_disrupt_end() {
 	# 5 s of slack: the initiator notices late.
 	[ -e "$H_FIO_DIR/disrupt.now" ] || return 0
@@ -364,10 +391,14 @@ h_disrupt_end() {
 	rm -f "$H_FIO_DIR/disrupt.now"
 }
 
-h_pass_disrupted() {	# h_pass_disrupted N
+# h_pass_disrupted N: pass N overlaps a disruption window (an open one
+# counts from its start until now).
+h_pass_disrupted() {
 	local s e a b
 	read -r s e <"$H_FIO_DIR/t.$1" || return 1
-	[ -e "$H_FIO_DIR/disrupt.now" ] && return 0
+	if read -r a 2>/dev/null <"$H_FIO_DIR/disrupt.now"; then
+		[ "$a" -le "$e" ] && return 0
+	fi
 	[ -e "$H_FIO_DIR/disrupt" ] || return 1
 	while read -r a b; do
 		[ "$a" -le "$e" ] && [ "$b" -ge "$s" ] && return 0
@@ -375,8 +406,51 @@ h_pass_disrupted() {	# h_pass_disrupted N
 	return 1
 }
 
+# fio's verify failures in output file $1, one line each: "<requested
+# block offset> <length> <line>" (offset and length -1 when the line does
+# not say).
+H_VERIFY_RE='verify failed|bad magic|bad header|verify: bad'
+h_verify_failures() {
+	grep -aE "$H_VERIFY_RE" "$1" | awk '{
+		o = -1; l = -1
+		if (match($0, /requested block: offset=[0-9]+, length=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), f, /[=,]/)
+			o = f[2]; l = f[4]
+		}
+		print o, l, $0
+	}'
+}
+
+# h_verify_unexplained OUT: the verify failures in fio output OUT that are
+# not explained by a failed write. A block whose write failed with an I/O
+# error was never acknowledged: old data there is no data loss, so a
+# verify failure in the range of such a write ("io_u error ...: write
+# offset=O, buflen=L") is explained. Every other one, in the same pass or
+# not, is data loss. Prints the count; the failures go to OUT.unexplained.
+h_verify_unexplained() {
+	local o=$1
+	rm -f "$o.unexplained"
+	{
+		grep -ao 'io_u error.*: write offset=[0-9]*, buflen=[0-9]*' "$o" |
+			sed 's/.*write offset=\([0-9]*\), buflen=\([0-9]*\)/W \1 \2/'
+		h_verify_failures "$o" | sed 's/^/V /'
+	} | awk -v out="$o.unexplained" '
+		$1 == "W" { ws[++nw] = $2; we[nw] = $2 + $3; next }
+		{
+			vo = $2; vl = $3
+			if (vo >= 0)
+				for (i = 1; i <= nw; i++)
+					if (vo < we[i] && vo + vl > ws[i])
+						next
+			n++
+			$1 = $2 = $3 = ""
+			print substr($0, 4) >out
+		}
+		END { print n + 0 }'
+}
+
 h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be killed
-	local pid n=0 f rc v o k r max=${1:-240}
+	local pid n=0 f rc v u o k r max=${1:-240}
 	pid=$(cat "$H_FIO_DIR/pid" 2>/dev/null)
 	touch "$H_FIO_DIR/stop"
 	H_FIO_HUNG=0
@@ -398,17 +472,23 @@ h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be kil
 		H_FIO_PASSES=$((H_FIO_PASSES + 1))
 		rc=$(cat "$f")
 		o=$H_FIO_DIR/out.$k
-		v=$(grep -acE 'verify failed|bad magic|bad header|verify: bad' "$o")
+		v=$(grep -acE "$H_VERIFY_RE" "$o")
 		# A block whose write failed with an I/O error was never
-		# acknowledged, so reading old data back there is no data loss:
-		# such a pass is judged as an I/O error instead.
-		if [ "$v" != 0 ] && grep -aq 'io_u error.*: write offset' "$o"; then
-			v=0
+		# acknowledged, so reading old data back there is no data loss.
+		# Only those blocks are forgiven, and only in a pass that
+		# overlaps a deliberate disruption (the failed write is then
+		# judged as an I/O error of the disruption, below); every other
+		# verify failure of the pass counts.
+		if [ "$v" != 0 ] && h_pass_disrupted "$k"; then
+			u=$(h_verify_unexplained "$o")
+			[ "$u" != "$v" ] &&
+				echo "fio pass $k: $((v - u)) of its $v verify errors are at blocks whose write failed during a disruption (not counted)"
+			v=$u
 		fi
 		[ "$v" -gt 0 ] && H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
 		if [ -e "$o.replay" ]; then
 			H_REPLAYS=$((H_REPLAYS + 1))
-			r=$(grep -acE 'verify failed|bad magic|bad header|verify: bad' "$o.replay")
+			r=$(grep -acE "$H_VERIFY_RE" "$o.replay")
 			# Counted: verify errors. Reported only: a read-again that
 			# never got the disk back (the pass already failed).
 			if [ "$r" != 0 ] || grep -aq 'io_u error' "$o.replay"; then
@@ -439,6 +519,25 @@ h_rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC' || true; }
 h_cm_ids() { rdma resource show cm_id 2>/dev/null | grep -v 'state LISTEN' | grep -c 'cm-idn' || true; }
 
 h_no_channels() { [ "$(h_rc_qps)" = 0 ] && [ "$(h_cm_ids)" = 0 ]; }
+
+# The target's channels as the RDMA resource tracker shows them: the local
+# QP numbers of ib_srpt's connected CM IDs (the RDMA/CM logins of ib_srp
+# and of the hostile tool), one a line. Works for either module.
+h_srpt_qpns() {
+	rdma resource show cm_id 2>/dev/null | grep '\[ib_srpt\]' | grep -v 'state LISTEN' |
+		sed -n 's/.* lqpn \([0-9][0-9]*\) .*/\1/p' | sort -n
+}
+# h_qp_exists QPN: some device has a QP with that local number.
+h_qp_exists() { rdma resource show qp 2>/dev/null | grep -q " lqpn $1 "; }
+# h_acl_session ACL_DIR: with a session logged in through the ACL, print
+# the target QP number its info names ("LIO Session ID", our module's
+# info); fail otherwise.
+h_acl_session() {
+	local i
+	i=$(cat "$1/info" 2>/dev/null) || return 1
+	grep -q 'TARG_SESS_STATE_LOGGED_IN' <<<"$i" || return 1
+	sed -n 's/^LIO Session ID: \([0-9][0-9]*\) .*/\1/p' <<<"$i" | grep .
+}
 
 h_sessions_closed() {
 	local a

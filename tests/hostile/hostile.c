@@ -127,6 +127,7 @@ struct conn {
 	char broken_why[128];
 	int credits;		/* request limit we hold (see post_send_raw) */
 	int credits_peak;	/* highest value credits reached after a response */
+	bool hold_cred_rsp;	/* leave SRP_CRED_REQs unanswered (credit_overrun) */
 	uint32_t max_it, max_ti;
 	uint8_t rsp_flags;
 	struct rx *rxq;
@@ -256,7 +257,7 @@ static void handle_iu(struct conn *c, const uint8_t *d, uint32_t len)
 		if (c->credits > c->credits_peak)
 			c->credits_peak = c->credits;
 	}
-	if (len >= 16 && (d[0] == SRP_CRED_REQ || d[0] == SRP_AER_REQ)) {
+	if (len >= 16 && (d[0] == SRP_AER_REQ || (d[0] == SRP_CRED_REQ && !c->hold_cred_rsp))) {
 		struct srp_short_rsp r = { .opcode = d[0] == SRP_CRED_REQ ?
 					   SRP_CRED_RSP : SRP_AER_RSP };
 
@@ -880,7 +881,8 @@ static int login_ok(struct conn *c, struct login_opts *o)
 
 /* 1, 2, 3: logins */
 
-static int expect_rej(struct login_opts *o, uint32_t want, bool any)
+/* The login must be rejected with an SRP_LOGIN_REJ carrying @want. */
+static int expect_rej(struct login_opts *o, uint32_t want)
 {
 	struct conn c;
 	uint32_t rej;
@@ -892,13 +894,14 @@ static int expect_rej(struct login_opts *o, uint32_t want, bool any)
 	}
 	if (r == 1) {
 		conn_close(&c);
-		if (any)
-			return fail("expected a reject, login was accepted");
 		return fail("expected REJ reason 0x%08x, login was accepted", want);
 	}
 	conn_free(&c);
 	info("rejected, SRP reason 0x%08x", rej);
-	if (!any && rej != want)
+	if (!rej)
+		return fail("expected REJ reason 0x%08x, got a CM reject without an SRP_LOGIN_REJ",
+			    want);
+	if (rej != want)
 		return fail("expected REJ reason 0x%08x, got 0x%08x", want, rej);
 	return 0;
 }
@@ -909,7 +912,7 @@ static int case_login_iu_len_0(void)
 
 	login_defaults(&o);
 	o.it_iu_len = 0;
-	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL, false);
+	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL);
 }
 
 static int case_login_iu_len_63(void)
@@ -918,7 +921,7 @@ static int case_login_iu_len_63(void)
 
 	login_defaults(&o);
 	o.it_iu_len = 63;
-	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL, false);
+	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL);
 }
 
 static int case_login_iu_len_64(void)
@@ -947,7 +950,7 @@ static int case_login_iu_len_1M(void)
 
 	login_defaults(&o);
 	o.it_iu_len = 1u << 20;
-	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE, false);
+	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
 }
 
 static int case_login_iu_len_4G(void)
@@ -956,7 +959,7 @@ static int case_login_iu_len_4G(void)
 
 	login_defaults(&o);
 	o.it_iu_len = 0xffffffffu;
-	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE, false);
+	return expect_rej(&o, REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
 }
 
 static int case_login_wrong_tport(void)
@@ -970,81 +973,250 @@ static int case_login_wrong_tport(void)
 		bad[i] ^= 0x5a;		/* wrong ioc_guid, right id_ext */
 	login_defaults(&o);
 	o.tport = bad;
-	return expect_rej(&o, REJ_UNABLE_ASSOCIATE_CHANNEL, false);
+	return expect_rej(&o, REJ_UNABLE_ASSOCIATE_CHANNEL);
 }
 
+/*
+ * Only the tag of an SRP_LOGIN_REQ. Over iWARP the target sees 8 bytes,
+ * fewer than a login request: srpt_rdma_cm_req_recv() rejects with
+ * UNABLE TO ESTABLISH CHANNEL. Over RoCE the IB CM REQ pads them with
+ * zeros to 56: opcode 0 is SRP_LOGIN_REQ, and srpt_check_login_req()
+ * rejects the it_iu_len of 0 with the same reason. One answer either way.
+ */
 static int case_login_short_pdata(void)
 {
 	struct login_opts o;
 
 	login_defaults(&o);
 	o.pdata_len = 8;
-	return expect_rej(&o, 0, true);
+	return expect_rej(&o, REJ_UNABLE_ESTABLISH_CHANNEL);
 }
 
+/*
+ * No buffer format the target supports (neither direct nor indirect):
+ * srpt_check_login_req() rejects with UNSUPPORTED DESCRIPTOR FORMAT.
+ */
 static int case_login_no_buf_fmt(void)
 {
 	struct login_opts o;
-	struct conn c;
-	uint32_t rej;
-	int r;
 
 	login_defaults(&o);
 	o.buf_fmt = 0;
-	r = conn_open(&c, &o, &rej);
-	if (r < 0) {
-		conn_free(&c);
-		return 1;
-	}
-	if (r == 1) {
-		info("login with req_buf_fmt 0 accepted (allowed)");
-		r = check_inquiry(&c, 1, "after login with req_buf_fmt 0");
-		conn_close(&c);
-		return r;
-	}
-	info("login with req_buf_fmt 0 rejected, reason 0x%08x (allowed)", rej);
-	conn_free(&c);
-	return 0;
+	return expect_rej(&o, REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
-/* 4: credit overrun */
+/*
+ * 4: credit overrun. An SRP_CMD or SRP_TSK_MGMT that arrives while the
+ * initiator holds no credit is discarded by srpt_recv_done(): no response,
+ * no credit back, no logout, the channel stays up.
+ *
+ * The target's request limit must be 0 at a known point, with nothing of
+ * ours in flight that could raise it again. The target sends one
+ * SRP_CRED_REQ at a time (srpt_cred_work()): while one is unanswered, the
+ * credits of the requests it drops as too short stay owed. So: one short
+ * SRP_CMD, whose credit comes back in an SRP_CRED_REQ that we leave
+ * unanswered; every credit as a short SRP_CMD (limit 0, all owed); then
+ * EXCESS INQUIRYs without a credit, all to be discarded. Our SRP_CRED_RSP
+ * arrives after all of them (one QP, in order), so the next SRP_CRED_REQ
+ * must return exactly the credits of the short SRP_CMDs. Last, with that
+ * one unanswered too, every credit once more as a short SRP_CMD: had the
+ * discarded IUs cost the target credits, some of these would be discarded
+ * too, and the SRP_CRED_REQ after them would return fewer.
+ */
+static const uint8_t short_cmd[4] = { SRP_CMD, 0, 0, 0 };
+
+/* The second word of a received IU: req_lim_delta, or the logout reason. */
+static int32_t rx_word1(const struct rx *x)
+{
+	uint32_t v;
+
+	memcpy(&v, x->d + 4, 4);
+	return (int32_t)be32toh(v);
+}
+
+/* Wait for an SRP_CRED_REQ at rxq index >= from: its index, or -1. */
+static int wait_cred_req(struct conn *c, int from, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int i;
+
+	for (;;) {
+		for (i = from; i < c->nrx; i++)
+			if (c->rxq[i].d[0] == SRP_CRED_REQ)
+				return i;
+		if (c->broken || c->disconnected || now_ms() > end)
+			return -1;
+		pump(c, 100);
+	}
+}
+
+static int answer_cred_req(struct conn *c, int i)
+{
+	struct srp_short_rsp r = { .opcode = SRP_CRED_RSP };
+
+	memcpy(&r.tag, c->rxq[i].d + 8, 8);
+	return post_send_raw(c, &r, sizeof(r));
+}
+
+/* The IUs received from rxq index from on, for a failure message. */
+static const char *rx_list(struct conn *c, int from)
+{
+	static char b[400];
+	size_t n = 0;
+	int i;
+
+	b[0] = 0;
+	for (i = from; i < c->nrx && n < sizeof(b) - 80; i++) {
+		const struct rx *x = &c->rxq[i];
+		uint64_t tag;
+
+		memcpy(&tag, x->d + 8, 8);
+		if (x->d[0] == SRP_RSP)
+			n += snprintf(b + n, sizeof(b) - n, " [SRP_RSP tag 0x%llx status 0x%02x]",
+				      (unsigned long long)tag, ((const struct srp_rsp *)x->d)->status);
+		else if (x->d[0] == SRP_CRED_REQ)
+			n += snprintf(b + n, sizeof(b) - n, " [SRP_CRED_REQ, %d credits]",
+				      rx_word1(x));
+		else if (x->d[0] == SRP_T_LOGOUT)
+			n += snprintf(b + n, sizeof(b) - n, " [SRP_T_LOGOUT reason %d]",
+				      rx_word1(x));
+		else
+			n += snprintf(b + n, sizeof(b) - n, " [op 0x%02x, %u bytes]", x->d[0],
+				      x->len);
+	}
+	if (i < c->nrx)
+		snprintf(b + n, sizeof(b) - n, " and %d more", c->nrx - i);
+	return b;
+}
+
 static int case_credit_overrun(void)
 {
+	enum { EXCESS = 50, TAG0 = 0x10000 };
 	struct login_opts o;
 	struct conn c;
-	int i, n, got = 0, granted;
+	int i, r = 0, granted, held, from;
 	uint64_t end;
+	int32_t d;
 
 	login_defaults(&o);
-	o.nsend = 4200;
+	o.nsend = 512;
 	o.nrecv = 512;
 	if (login_ok(&c, &o)) {
 		conn_free(&c);
 		return 1;
 	}
 	granted = c.credits;
-	n = granted + 50;
-	info("granted %d credits, posting %d INQUIRYs at once", granted, n);
-	for (i = 0; i < n; i++)
-		if (send_inquiry(&c, 0x10000 + i))
-			break;
-	info("posted %d of %d", i, n);
-	end = now_ms() + 30000;
-	while (now_ms() < end && !c.broken && !c.disconnected) {
-		got = 0;
-		for (int k = 0; k < c.nrx; k++)
-			got += c.rxq[k].d[0] == SRP_RSP;
-		if (got >= n)
-			break;
-		pump(&c, 500);
+	c.hold_cred_rsp = true;
+
+	/* One dropped request; the SRP_CRED_REQ that returns its credit waits. */
+	if (post_send_raw(&c, short_cmd, sizeof(short_cmd))) {
+		r = fail("could not post a short SRP_CMD: %s", conn_state(&c));
+		goto out;
 	}
-	got = 0;
-	for (int k = 0; k < c.nrx; k++)
-		got += c.rxq[k].d[0] == SRP_RSP;
-	info("%d responses; %s", got,
-	     c.broken || c.disconnected ? conn_state(&c) : "connection still up");
-	conn_abort(&c);
-	return 0;	/* the probe decides */
+	held = wait_cred_req(&c, 0, 10000);
+	if (held < 0) {
+		r = fail("no SRP_CRED_REQ within 10 s for a dropped short SRP_CMD (%s)",
+			 conn_state(&c));
+		goto out;
+	}
+	if (rx_word1(&c.rxq[held]) != 1) {
+		r = fail("the SRP_CRED_REQ for one dropped short SRP_CMD returned %d credits",
+			 rx_word1(&c.rxq[held]));
+		goto out;
+	}
+
+	/* Every credit dropped and owed, then IUs with no credit at all. */
+	from = c.nrx;
+	for (i = 0; i < granted && !r; i++)
+		if (post_send_raw(&c, short_cmd, sizeof(short_cmd)))
+			r = fail("could not post short SRP_CMD %d: %s", i, conn_state(&c));
+	for (i = 0; i < EXCESS && !r; i++)
+		if (send_inquiry(&c, TAG0 + i))
+			r = fail("could not post INQUIRY %d beyond the limit: %s", i,
+				 conn_state(&c));
+	if (r)
+		goto out;
+	info("granted %d; %d short SRP_CMDs, then %d INQUIRYs beyond the limit (SRP_CRED_REQ unanswered)",
+	     granted, granted, EXCESS);
+	end = now_ms() + 1500;
+	while (now_ms() < end && !c.broken && !c.disconnected && c.nrx == from)
+		pump(&c, 100);
+	if (c.broken || c.disconnected || c.nrx != from) {
+		bool gone = c.broken || c.disconnected;
+
+		r = fail("%d INQUIRYs beyond the request limit: expected them discarded without an answer, got%s%s%s",
+			 EXCESS, rx_list(&c, from), gone ? " " : "", gone ? conn_state(&c) : "");
+		goto out;
+	}
+
+	/* Our SRP_CRED_RSP comes after them all: what the target owes now. */
+	from = c.nrx;
+	if (answer_cred_req(&c, held)) {
+		r = fail("could not post the SRP_CRED_RSP: %s", conn_state(&c));
+		goto out;
+	}
+	held = wait_cred_req(&c, from, 10000);
+	if (held < 0) {
+		r = fail("no SRP_CRED_REQ within 10 s after the SRP_CRED_RSP (%s)", conn_state(&c));
+		goto out;
+	}
+	d = rx_word1(&c.rxq[held]);
+	if (d != granted) {
+		r = fail("the SRP_CRED_REQ after the overrun returned %d credits, expected %d: one per dropped short SRP_CMD, none for the %d IUs beyond the limit",
+			 d, granted, EXCESS);
+		goto out;
+	}
+
+	/* Its limit is whole: every credit once more, owed again. */
+	from = c.nrx;
+	for (i = 0; i < granted && !r; i++)
+		if (post_send_raw(&c, short_cmd, sizeof(short_cmd)))
+			r = fail("could not post short SRP_CMD %d: %s", i, conn_state(&c));
+	if (!r && answer_cred_req(&c, held))
+		r = fail("could not post the SRP_CRED_RSP: %s", conn_state(&c));
+	if (r)
+		goto out;
+	held = wait_cred_req(&c, from, 10000);
+	if (held < 0) {
+		r = fail("no SRP_CRED_REQ within 10 s after the second SRP_CRED_RSP (%s)",
+			 conn_state(&c));
+		goto out;
+	}
+	d = rx_word1(&c.rxq[held]);
+	if (d != granted) {
+		r = fail("after the overrun the target took %d of %d short SRP_CMDs sent with every credit (its SRP_CRED_REQ returned %d): the discarded IUs cost it credits",
+			 d, granted, d);
+		goto out;
+	}
+	c.hold_cred_rsp = false;
+	if (answer_cred_req(&c, held)) {
+		r = fail("could not post the SRP_CRED_RSP: %s", conn_state(&c));
+		goto out;
+	}
+
+	/*
+	 * What came back adds up to what the target took: our count is short
+	 * by the EXCESS IUs it discarded, its limit is the one it granted.
+	 */
+	if (c.credits != granted - EXCESS) {
+		r = fail("credits: the req_lim_delta received leave us %d, expected %d (%d granted, %d IUs discarded without a credit)",
+			 c.credits, granted - EXCESS, granted, EXCESS);
+		goto out;
+	}
+	c.credits = granted;
+	r = check_inquiry(&c, TAG0 + 0x1000, "after the overrun");
+	if (!r && c.credits != granted)
+		r = fail("credits: %d after an INQUIRY, %d granted", c.credits, granted);
+	for (i = 0; i < EXCESS && !r; i++)
+		if (count_rsp(&c, TAG0 + i))
+			r = fail("INQUIRY 0x%x, sent beyond the request limit, was answered",
+				 TAG0 + i);
+	if (!r)
+		info("%d IUs beyond the limit discarded, no answer, no credit; limit %d intact",
+		     EXCESS, granted);
+out:
+	conn_close(&c);
+	return r;
 }
 
 /* 5: malformed SRP_CMD, each on its own connection. */
@@ -1054,7 +1226,11 @@ struct badcmd {
 	size_t len;
 };
 
-static int expect_illegal(struct conn *c, struct badcmd *b, uint64_t tag)
+/*
+ * Post @b, expect CHECK CONDITION, ILLEGAL REQUEST (with this ASC/ASCQ
+ * unless @asc < 0), then a working INQUIRY.
+ */
+static int expect_sense(struct conn *c, struct badcmd *b, uint64_t tag, int asc, int ascq)
 {
 	struct rspinfo ri;
 	char s[160];
@@ -1069,7 +1245,14 @@ static int expect_illegal(struct conn *c, struct badcmd *b, uint64_t tag)
 	if (ri.status != SAM_CHECK_CONDITION || !(ri.flags & RSP_FLAG_SNSVALID) ||
 	    ri.sense_key != SENSE_ILLEGAL_REQUEST)
 		return fail("expected status 0x02 SNSVALID sense key 5, got %s", s);
+	if (asc >= 0 && (ri.asc != asc || ri.ascq != ascq))
+		return fail("expected sense 5/%02x/%02x, got %s", asc, ascq, s);
 	return check_inquiry(c, tag + 1, "follow-up");
+}
+
+static int expect_illegal(struct conn *c, struct badcmd *b, uint64_t tag)
+{
+	return expect_sense(c, b, tag, -1, -1);
 }
 
 typedef void (*badbuild)(struct conn *c, struct badcmd *b, uint64_t tag);
@@ -1311,13 +1494,18 @@ static int case_cmd_add_cdb_hides_desc(void) { return run_bad(bad_add_cdb_len_de
 
 /*
  * Login with an immediate data offset far beyond any IU (or inside the
- * header): the target must refuse the login, refuse immediate data, or fail
- * the immediate command with ILLEGAL REQUEST.
+ * header). srpt_imm_data_offset() refuses an offset that cannot work (below
+ * the SRP_CMD header and its srp_imm_buf, or not below it_iu_len) by not
+ * granting immediate data: the login is accepted without
+ * SRP_LOGIN_RSP_IMMED_SUPP. An immediate-data WRITE on that channel is then
+ * malformed (srpt_get_desc_tbl(): no negotiated offset) and gets CHECK
+ * CONDITION, ILLEGAL REQUEST, 0e/03 (invalid field in command IU).
  */
 static int imm_offset_case(uint16_t off)
 {
 	struct login_opts o;
 	struct conn c;
+	struct badcmd *b;
 	uint32_t rej;
 	int r;
 
@@ -1329,16 +1517,21 @@ static int imm_offset_case(uint16_t off)
 		return 1;
 	}
 	if (r == 0) {
-		info("login with imm_data_offset %u rejected (reason 0x%08x): fine", off, rej);
 		conn_free(&c);
-		return 0;
+		return fail("login with imm_data_offset %u rejected (reason 0x%08x), expected it accepted without immediate data",
+			    off, rej);
 	}
 	info("login with imm_data_offset %u accepted, rsp_flags 0x%02x", off, c.rsp_flags);
-	struct badcmd *b = calloc(1, sizeof(*b));
-
+	if (c.rsp_flags & LOGIN_RSP_IMMED_SUPP) {
+		r = fail("login with imm_data_offset %u granted immediate data (rsp_flags 0x%02x)",
+			 off, c.rsp_flags);
+		conn_close(&c);
+		return r;
+	}
+	b = calloc(1, sizeof(*b));
 	bad_imm_iu_short(&c, b, 0xbad0);
 	b->len = 68 + 512;
-	r = expect_illegal(&c, b, 0xbad0);
+	r = expect_sense(&c, b, 0xbad0, 0x0e, 0x03);
 	free(b);
 	conn_close(&c);
 	return r;
@@ -1576,7 +1769,7 @@ static int case_cred_req_returns_credits(void)
 
 /* 7: task management */
 
-static int tmf_case(int lun, uint8_t func, uint64_t task_tag, int want, int also_ok)
+static int tmf_case(int lun, uint8_t func, uint64_t task_tag, int want)
 {
 	struct conn c;
 	struct rspinfo ri;
@@ -1596,8 +1789,8 @@ static int tmf_case(int lun, uint8_t func, uint64_t task_tag, int want, int also
 	info("TMF 0x%02x lun %d: %s", func, lun, s);
 	if (!(ri.flags & RSP_FLAG_RSPVALID) || ri.resp_code < 0)
 		r = fail("expected RSPVALID with response code 0x%02x, got %s", want, s);
-	else if (ri.resp_code != want && ri.resp_code != also_ok)
-		r = fail("expected response code 0x%02x, got 0x%02x", want, ri.resp_code);
+	else if (ri.resp_code != want)
+		r = fail("expected response code 0x%02x, got 0x%02x (%s)", want, ri.resp_code, s);
 	else
 		r = check_inquiry(&c, 0x7001, "follow-up");
 	conn_close(&c);
@@ -1606,27 +1799,33 @@ static int tmf_case(int lun, uint8_t func, uint64_t task_tag, int want, int also
 
 static int case_tmf_abort_unknown_tag(void)
 {
-	return tmf_case(opt_lun, TMF_ABORT_TASK, 0xdeadbeef, TMF_RSP_COMPLETE, -1);
+	return tmf_case(opt_lun, TMF_ABORT_TASK, 0xdeadbeef, TMF_RSP_COMPLETE);
 }
 
+/*
+ * TMFs for LUN 200, which the ACL does not map: the target core finds no
+ * LUN for them (TMR_LUN_DOES_NOT_EXIST, whatever the function) and
+ * srpt_tmr_rsp_code() maps that to SRP_TSK_MGMT_FAILED. Not FUNCTION
+ * COMPLETE: nothing was aborted or reset.
+ */
 static int case_tmf_lun_reset_unknown_lun(void)
 {
-	return tmf_case(200, TMF_LUN_RESET, 0, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+	return tmf_case(200, TMF_LUN_RESET, 0, TMF_RSP_FAILED);
 }
 
 static int case_tmf_abort_task_set_unknown_lun(void)
 {
-	return tmf_case(200, TMF_ABORT_TASK_SET, 0, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+	return tmf_case(200, TMF_ABORT_TASK_SET, 0, TMF_RSP_FAILED);
 }
 
 static int case_tmf_abort_unknown_lun(void)
 {
-	return tmf_case(200, TMF_ABORT_TASK, 0x1234, TMF_RSP_FAILED, TMF_RSP_COMPLETE);
+	return tmf_case(200, TMF_ABORT_TASK, 0x1234, TMF_RSP_FAILED);
 }
 
 static int case_tmf_func_0x80(void)
 {
-	return tmf_case(opt_lun, 0x80, 0, TMF_RSP_FUNC_NOT_SUPP, -1);
+	return tmf_case(opt_lun, 0x80, 0, TMF_RSP_FUNC_NOT_SUPP);
 }
 
 /* 8: ABORT TASK racing the command's completion */
@@ -1745,27 +1944,403 @@ static int case_tmf_abort_race(void)
 	return r;
 }
 
-/* 9: QP destroyed while the target fetches a 1 MiB data-out */
-static int case_qp_destroy_mid_rdma_read(void)
+/*
+ * Task management on a busy LUN: the TMF goes out right behind a channel
+ * full of READ(10)s and WRITE(10)s on opt_lun (our own ramdisk), so that
+ * it meets commands in every state, from fetching data-out to sending
+ * data-in. Commands aborted on the I_T nexus that sent the TMF end
+ * without a response (SAM-5 5.6: TAS only concerns other nexuses; LIO
+ * sets CMD_T_TAS only for another session, __target_check_io_state());
+ * their credits must still come back.
+ */
+enum { BUSY_N = 32 };
+_Static_assert(BUSY_N <= 64, "busy_settle() keeps one bit per command in a u64");
+
+/* Data-out or data-in, 64 KiB to 1 MiB: command k of busy_fill(). */
+static bool busy_is_write(int k)
 {
-	struct conn c;
+	return k % 3 == 2;
+}
+
+static uint16_t busy_blocks(int k)
+{
+	static const uint16_t blocks[] = { 128, 512, 2048, 256 };
+
+	return blocks[k % 4];
+}
+
+/*
+ * Post n commands, tags tag0 on, back to back: READs land in our buffer
+ * (alternately in its first and second MiB), WRITEs send its first MiB.
+ * All within the first 16 MiB (the hostile ramdisk's size).
+ */
+static int busy_fill(struct conn *c, uint64_t tag0, int n)
+{
 	int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < n; k++) {
+		uint32_t lba = (k * 2048u) % 30720;
+		int r = busy_is_write(k) ?
+			send_write10(c, tag0 + k, lba, busy_blocks(k)) :
+			send_read10(c, tag0 + k, lba, busy_blocks(k), (k % 2) * (1u << 20));
+
+		if (r)
+			return fail("could not post %s %d: %s", busy_is_write(k) ? "WRITE" : "READ",
+				    k, conn_state(c));
+	}
+	return 0;
+}
+
+/* Pump until we hold want credits again, or timeout_ms. */
+static void wait_credits(struct conn *c, int want, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+
+	while (c->credits < want && now_ms() < end && !c->broken && !c->disconnected)
+		pump(c, 200);
+}
+
+/* The rxq index of the first SRP_RSP with this tag, or -1. */
+static int rsp_index(struct conn *c, uint64_t tag)
+{
+	int i;
+
+	for (i = 0; i < c->nrx; i++)
+		if (c->rxq[i].d[0] == SRP_RSP && c->rxq[i].len >= sizeof(struct srp_rsp) &&
+		    !memcmp(c->rxq[i].d + 8, &tag, 8))
+			return i;
+	return -1;
+}
+
+/*
+ * READ(10)s (tags tag to tag + 3) until one is GOOD; a UNIT ATTENTION is
+ * reported once, so a few may come first. *first_ua: -1 if the first
+ * READ was GOOD, else ASC << 8 | ASCQ of the first UNIT ATTENTION.
+ */
+static int read_past_ua(struct conn *c, uint64_t tag, int *first_ua, const char *what)
+{
+	struct rspinfo ri;
+	char s[160];
+	int k;
+
+	*first_ua = -1;
+	for (k = 0; k < 4; k++) {
+		if (send_read10(c, tag + k, 0, 8, 0) || wait_rsp(c, tag + k, 15000, &ri))
+			return fail("%s: READ(10): %s", what, conn_state(c));
+		if (ri.status == SAM_GOOD)
+			return 0;
+		fmt_rsp(&ri, s, sizeof(s));
+		if (ri.status != SAM_CHECK_CONDITION || ri.sense_key != 0x6)
+			return fail("%s: READ(10): expected GOOD or UNIT ATTENTION, got %s", what,
+				    s);
+		dbg("%s: READ(10): unit attention (%s)", what, s);
+		if (*first_ua < 0)
+			*first_ua = ri.asc << 8 | ri.ascq;
+	}
+	return fail("%s: READ(10) still not GOOD after 4 UNIT ATTENTIONs", what);
+}
+
+/*
+ * After a TMF over busy_fill(n) from tag0: wait until every credit is
+ * back (each request ended, with a response or aborted), then check each
+ * command: at most one response, and that one GOOD; no response only for
+ * commands whose bit is set in may_drop. *dropped counts those. Then the
+ * request limit must be exactly what was granted.
+ */
+static int busy_settle(struct conn *c, int granted, uint64_t tag0, int n, uint64_t may_drop,
+		       int *dropped, const char *what)
+{
+	uint64_t end;
+	struct rspinfo ri;
+	char s[160];
+	int k;
+
+	wait_credits(c, granted, 30000);
+	/* A duplicate response would come right behind the first. */
+	end = now_ms() + 300;
+	while (now_ms() < end && !c->broken && !c->disconnected)
+		pump(c, 100);
+	*dropped = 0;
+	for (k = 0; k < n; k++) {
+		uint64_t tag = tag0 + k;
+		int nr = count_rsp(c, tag);
+
+		if (nr > 1)
+			return fail("%s: command 0x%llx got %d responses", what,
+				    (unsigned long long)tag, nr);
+		if (!nr) {
+			if (!(may_drop & (1ull << k)))
+				return fail("%s: %s(10) of %u KiB (tag 0x%llx), not aborted, got no response; %d of %d credits back (%s)",
+					    what, busy_is_write(k) ? "WRITE" : "READ",
+					    busy_blocks(k) / 2, (unsigned long long)tag,
+					    c->credits, granted, conn_state(c));
+			(*dropped)++;
+			continue;
+		}
+		if (rsp_index(c, tag) < 0)
+			return fail("%s: the response to command 0x%llx is too short", what,
+				    (unsigned long long)tag);
+		parse_rsp(&c->rxq[rsp_index(c, tag)], &ri);
+		if (ri.status != SAM_GOOD) {
+			fmt_rsp(&ri, s, sizeof(s));
+			return fail("%s: %s(10) of %u KiB (tag 0x%llx): expected GOOD or no response, got %s",
+				    what, busy_is_write(k) ? "WRITE" : "READ", busy_blocks(k) / 2,
+				    (unsigned long long)tag, s);
+		}
+	}
+	if (c->credits != granted)
+		return fail("%s: credits: %d granted at login, %d after every command ended (%d without a response)",
+			    what, granted, c->credits, *dropped);
+	if (c->credits_peak > granted)
+		return fail("%s: request limit peaked at %d, more than the %d granted", what,
+			    c->credits_peak, granted);
+	return 0;
+}
+
+/* How many of the n commands from tag0 were answered before rxq index idx. */
+static int answered_before(struct conn *c, uint64_t tag0, int n, int idx)
+{
+	int k, a = 0;
+
+	for (k = 0; k < n; k++) {
+		int i = rsp_index(c, tag0 + k);
+
+		a += i >= 0 && i < idx;
+	}
+	return a;
+}
+
+/* Log in, take pending UNIT ATTENTIONs, size the burst to the credits. */
+static int busy_login(struct conn *c, int *granted, int *n, uint64_t tag)
+{
+	int ua;
+
+	if (login_ok(c, NULL))
+		return 1;
+	*granted = c->credits;
+	if (*granted < 9)
+		return fail("only %d credits granted, too few to keep commands in flight",
+			    *granted);
+	/* The burst and its TMF(s) must fit: a TMF per command at most. */
+	*n = *granted / 2 < BUSY_N ? *granted / 2 : BUSY_N;
+	return read_past_ua(c, tag, &ua, "before the first burst");
+}
+
+/*
+ * tmf_busy_all_functions: each task-set TMF for opt_lun right behind
+ * BUSY_N commands in flight. The answers (SRP response code):
+ *  - ABORT TASK SET, CLEAR TASK SET, CLEAR ACA: LIO implements none of
+ *    them (target_tmr_work() answers TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED),
+ *    srpt_tmr_rsp_code() makes that FUNCTION NOT SUPPORTED (0x04). The
+ *    commands are untouched: each gets exactly one response, GOOD, and
+ *    no UNIT ATTENTION follows.
+ *  - LOGICAL UNIT RESET: core_tmr_lun_reset() aborts what has not
+ *    completed, waits for it and answers TMR_FUNCTION_COMPLETE: 0x00.
+ *    Each command gets GOOD or no response at all (same nexus, so no
+ *    TASK ABORTED); the next command sees UNIT ATTENTION 29/03 (BUS
+ *    DEVICE RESET FUNCTION OCCURRED, target_tmr_work()).
+ * After each burst every credit must be back, none twice; at the end an
+ * INQUIRY on the same channel is GOOD.
+ */
+static int case_tmf_busy_all_functions(void)
+{
+	static const struct {
+		uint8_t func;
+		const char *name;
+		int want;	/* SRP response code */
+		bool reset;	/* aborts commands; leaves UNIT ATTENTION 29/03 */
+	} tmfs[] = {
+		{ TMF_ABORT_TASK_SET, "ABORT TASK SET", TMF_RSP_FUNC_NOT_SUPP, false },
+		{ TMF_CLEAR_TASK_SET, "CLEAR TASK SET", TMF_RSP_FUNC_NOT_SUPP, false },
+		{ TMF_LUN_RESET, "LOGICAL UNIT RESET", TMF_RSP_COMPLETE, true },
+		{ TMF_CLEAR_ACA, "CLEAR ACA", TMF_RSP_FUNC_NOT_SUPP, false },
+	};
+	struct conn c;
+	struct rspinfo ri;
+	int r, f, granted, n, dropped, ua;
+	char s[160], what[80];
+
+	r = busy_login(&c, &granted, &n, 0xb9f00);
+	for (f = 0; f < (int)(sizeof(tmfs) / sizeof(tmfs[0])) && !r; f++) {
+		uint64_t tag0 = 0xb0000 + 0x100 * f, ttag = 0xb8000 + f;
+
+		snprintf(what, sizeof(what), "%s over %d commands", tmfs[f].name, n);
+		wait_credits(&c, granted, 15000);
+		if (c.credits != granted) {
+			r = fail("%s: %d credits before the burst, %d granted: %s", what,
+				 c.credits, granted, conn_state(&c));
+			break;
+		}
+		r = busy_fill(&c, tag0, n);
+		if (r)
+			break;
+		if (send_tmf(&c, ttag, opt_lun, tmfs[f].func, 0) ||
+		    wait_rsp(&c, ttag, 30000, &ri)) {
+			r = fail("%s: no TMF response within 30 s: %s", what, conn_state(&c));
+			break;
+		}
+		fmt_rsp(&ri, s, sizeof(s));
+		info("%s: %s, %d commands answered before it", what, s,
+		     answered_before(&c, tag0, n, rsp_index(&c, ttag)));
+		if (!(ri.flags & RSP_FLAG_RSPVALID) || ri.resp_code != tmfs[f].want) {
+			r = fail("%s: expected response code 0x%02x, got %s", what, tmfs[f].want,
+				 s);
+			break;
+		}
+		r = busy_settle(&c, granted, tag0, n, tmfs[f].reset ? ~0ull : 0, &dropped, what);
+		if (!r && count_rsp(&c, ttag) != 1)
+			r = fail("%s: the TMF got %d responses", what, count_rsp(&c, ttag));
+		if (r)
+			break;
+		if (tmfs[f].reset)
+			info("%s: %d commands answered GOOD, %d aborted without a response", what,
+			     n - dropped, dropped);
+		r = read_past_ua(&c, 0xb9000 + 0x10 * f, &ua, what);
+		if (!r && tmfs[f].reset && ua < 0)
+			r = fail("%s: the next READ(10) was GOOD, expected UNIT ATTENTION 29/03",
+				 what);
+		else if (!r && tmfs[f].reset && ua != 0x2903)
+			r = fail("%s: expected UNIT ATTENTION 29/03 after the reset, got %02x/%02x",
+				 what, ua >> 8, ua & 0xff);
+		if (!r && !tmfs[f].reset && ua >= 0)
+			r = fail("%s: a function not performed left UNIT ATTENTION %02x/%02x", what,
+				 ua >> 8, ua & 0xff);
+	}
+	if (!r)
+		r = check_inquiry(&c, 0xbf000, "after the TMFs");
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d after an INQUIRY", granted, c.credits);
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * tmf_abort_task_busy: BUSY_N commands in flight, then an ABORT TASK for
+ * each of the last NA posted, newest first, in three rounds. Each ABORT
+ * TASK gets exactly one response, FUNCTION COMPLETE (0x00) whether it
+ * found its command (core_tmr_abort_task(): TMR_FUNCTION_COMPLETE) or
+ * not (TMR_TASK_DOES_NOT_EXIST), both 0x00 in srpt_tmr_rsp_code(). An
+ * aborted command gets GOOD or no response; every other command exactly
+ * one response, GOOD. Every credit comes back, none twice; an INQUIRY on
+ * the same channel is GOOD.
+ */
+static int case_tmf_abort_task_busy(void)
+{
+	enum { NA = 8, ROUNDS = 3 };
+	struct conn c;
+	struct rspinfo ri;
+	int r, k, j, granted, n, dropped, total = 0;
+	char s[160], what[80];
+
+	r = busy_login(&c, &granted, &n, 0xc9f00);
+	for (k = 0; k < ROUNDS && !r; k++) {
+		uint64_t tag0 = 0xc0000 + 0x100 * k, ttag0 = 0xc8000 + 0x100 * k;
+		uint64_t aborted = 0;
+		int na = n / 2 < NA ? n / 2 : NA;
+
+		snprintf(what, sizeof(what), "round %d: ABORT TASK of %d of %d commands", k, na, n);
+		wait_credits(&c, granted, 15000);
+		if (c.credits != granted) {
+			r = fail("%s: %d credits before the burst, %d granted: %s", what,
+				 c.credits, granted, conn_state(&c));
+			break;
+		}
+		r = busy_fill(&c, tag0, n);
+		for (j = 0; j < na && !r; j++) {
+			int victim = n - 1 - j;
+
+			aborted |= 1ull << victim;
+			if (send_tmf(&c, ttag0 + j, opt_lun, TMF_ABORT_TASK, tag0 + victim))
+				r = fail("%s: could not post ABORT TASK %d: %s", what, j,
+					 conn_state(&c));
+		}
+		for (j = 0; j < na && !r; j++) {
+			if (wait_rsp(&c, ttag0 + j, 30000, &ri)) {
+				r = fail("%s: no response to ABORT TASK of 0x%llx within 30 s: %s",
+					 what, (unsigned long long)(tag0 + n - 1 - j),
+					 conn_state(&c));
+				break;
+			}
+			fmt_rsp(&ri, s, sizeof(s));
+			dbg("ABORT TASK of 0x%llx: %s", (unsigned long long)(tag0 + n - 1 - j), s);
+			if (!(ri.flags & RSP_FLAG_RSPVALID) || ri.resp_code != TMF_RSP_COMPLETE)
+				r = fail("%s: ABORT TASK of 0x%llx: expected response code 0x00, got %s",
+					 what, (unsigned long long)(tag0 + n - 1 - j), s);
+		}
+		if (!r)
+			r = busy_settle(&c, granted, tag0, n, aborted, &dropped, what);
+		for (j = 0; j < na && !r; j++)
+			if (count_rsp(&c, ttag0 + j) != 1)
+				r = fail("%s: ABORT TASK %d got %d responses", what, j,
+					 count_rsp(&c, ttag0 + j));
+		if (!r) {
+			info("%s: %d aborted without a response, %d completed first", what,
+			     dropped, na - dropped);
+			total += dropped;
+		}
+	}
+	if (!r)
+		r = check_inquiry(&c, 0xcf000, "after the aborts");
+	if (!r && c.credits != granted)
+		r = fail("credits: %d granted at login, %d after an INQUIRY", granted, c.credits);
+	if (!r)
+		info("%d commands aborted in %d rounds", total, ROUNDS);
+	conn_close(&c);
+	return r;
+}
+
+static int target_qp_alive(uint32_t our_qpn, char *line, size_t n);
+static int wait_target_qp_gone(uint32_t our_qpn, int timeout_ms, const char *what);
+
+/*
+ * 9: QP destroyed while the target fetches a 1 MiB data-out: at once, after
+ * 5 ms and after 50 ms. Destroying the RDMA/CM ID of the connected QP sends
+ * the target a DREQ, and its RDMA READs and responses find no QP: each time
+ * the target must close the channel and release it, so that its QP of the
+ * connection is gone within 30 s (`rdma resource show qp`). Then a fresh
+ * login must work.
+ */
+static int case_qp_destroy_mid_rdma_read(void)
+{
+	static const int delay_ms[] = { 0, 5, 50 };
+	struct conn c;
+	char what[64];
+	uint32_t qpn;
+	uint64_t t0;
+	int k, r;
+
+	for (k = 0; k < (int)(sizeof(delay_ms) / sizeof(delay_ms[0])); k++) {
 		if (login_ok(&c, NULL)) {
 			conn_free(&c);
 			return 1;
 		}
-		if (send_write10(&c, 0xd000 + k, 0, 2048))
-			return fail("could not post the WRITE");
-		if (k == 1)
-			sleep_ms(5);
-		if (k == 2)
-			sleep_ms(50);
+		qpn = c.qp->qp_num;
+		if (target_qp_alive(qpn, NULL, 0) != 1) {
+			conn_close(&c);
+			return fail("cannot find the target's QP of this connection (rdma resource show qp)");
+		}
+		if (send_write10(&c, 0xd000 + k, 0, 2048)) {
+			r = fail("could not post the WRITE: %s", conn_state(&c));
+			conn_abort(&c);
+			return r;
+		}
+		if (delay_ms[k])
+			sleep_ms(delay_ms[k]);
 		conn_abort(&c);
+		t0 = now_ms();
+		snprintf(what, sizeof(what), "QP destroyed %d ms into a 1 MiB WRITE", delay_ms[k]);
+		if (wait_target_qp_gone(qpn, 30000, what))
+			return 1;
+		info("%s: the target's QP was gone after %llu ms", what,
+		     (unsigned long long)(now_ms() - t0));
 	}
-	sleep_ms(500);
-	return 0;	/* the probe decides */
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	r = check_inquiry(&c, 0xd010, "fresh login after the destroyed QPs");
+	conn_close(&c);
+	return r;
 }
 
 /* 10: login/drop storm, some with commands outstanding */
@@ -2821,8 +3396,11 @@ static int case_login_short_rdma_pdata(void)
  * rkey. The target's RDMA READ fails with a remote access error, which
  * puts its QP in the error state: the channel is dead, and the target must
  * close it by itself (DREQ, so we see DISCONNECTED) and free its session.
+ * qp_error_bad_rkey_read: the same with a READ and its data-in descriptor:
+ * the target's RDMA WRITE is unsignaled, chained before the response, so
+ * the target sees only the response's flush, never the error itself.
  */
-static int case_qp_error_bad_rkey(void)
+static int bad_rkey_case(bool read)
 {
 	struct conn c;
 	uint8_t iu[128], cdb[16];
@@ -2869,30 +3447,31 @@ static int case_qp_error_bad_rkey(void)
 			sid[0] = 0;
 	}
 
-	cdb_rw10(cdb, 0x2a, 0, 8);
+	cdb_rw10(cdb, read ? 0x28 : 0x2a, 0, 8);
 	n = build_cmd(iu, 0xc001, opt_lun, cdb, 10);
 	d = dbuf_desc(&c, 0, 4096);
 	d.key = htobe32(c.dmr->rkey ^ 0x5a5a00);
-	iu[5] = FMT_DIRECT << 4;
+	iu[5] = read ? FMT_DIRECT : FMT_DIRECT << 4;
 	memcpy(iu + n, &d, sizeof(d));
 	if (post_send_raw(&c, iu, n + sizeof(d))) {
 		conn_close(&c);
-		return fail("could not post the WRITE");
+		return fail("could not post the %s", read ? "READ" : "WRITE");
 	}
 	t0 = now_ms();
 	end = t0 + 15000;
 	while (!c.disconnected && now_ms() < end)
 		pump(&c, 250);
 	if (!c.disconnected) {
-		r = fail("15 s after a WRITE with a bad rkey the target has not disconnected (%s; target QP %s)",
+		r = fail("15 s after a %s with a bad rkey the target has not disconnected (%s; target QP %s)",
+			 read ? "READ" : "WRITE",
 			 c.broken ? conn_state(&c) : "our QP is fine",
 			 target_qp_alive(qpn, NULL, 0) == 1 ? "still exists" : "gone");
 		conn_close(&c);
 		return r;
 	}
-	info("target disconnected %.1f s after the WRITE%s; %d response(s) to it",
-	     (now_ms() - t0) / 1000.0, c.broken ? " (our QP erred too)" : "",
-	     count_rsp(&c, 0xc001));
+	info("target disconnected %.1f s after the %s%s; %d response(s) to it",
+	     (now_ms() - t0) / 1000.0, read ? "READ" : "WRITE",
+	     c.broken ? " (our QP erred too)" : "", count_rsp(&c, 0xc001));
 	/*
 	 * Answer the target's DREQ as an initiator does (rdma_disconnect()
 	 * after DISCONNECTED sends the DREP), so that its teardown does not
@@ -2921,6 +3500,73 @@ static int case_qp_error_bad_rkey(void)
 	return r;
 }
 
+static int case_qp_error_bad_rkey(void)
+{
+	return bad_rkey_case(false);
+}
+
+static int case_qp_error_bad_rkey_read(void)
+{
+	return bad_rkey_case(true);
+}
+
+/*
+ * login_single_replaces_busy: a live channel with 32 commands in flight,
+ * then a second login from the same initiator port ID without
+ * SRP_MULTICHAN_MULTI. The new login is accepted with "existing channels
+ * terminated"; the old channel gets SRP_T_LOGOUT (reason 4, replaced by a
+ * new login) and is disconnected by the target, none of its commands is
+ * answered twice, its QP goes, and the new channel serves an INQUIRY.
+ */
+static int case_login_single_replaces_busy(void)
+{
+	struct conn a, b;
+	struct login_opts o;
+	uint32_t qpn;
+	int k, n, r;
+
+	if (login_ok(&a, NULL)) {
+		conn_free(&a);
+		return 1;
+	}
+	if (check_inquiry(&a, 0xd000, "the first channel")) {
+		conn_close(&a);
+		return 1;
+	}
+	qpn = a.qp->qp_num;
+	n = a.credits < 33 ? a.credits - 1 : 32;
+	if (busy_fill(&a, 0xd100, n)) {
+		conn_close(&a);
+		return 1;
+	}
+	login_defaults(&o);
+	o.flags = LOGIN_IMMED_REQUESTED;	/* single channel */
+	if (login_ok(&b, &o)) {
+		conn_close(&a);
+		conn_free(&b);
+		return 1;
+	}
+	r = 0;
+	if ((b.rsp_flags & 3) != 1)
+		r = fail("the replacing login's multi-channel result is %u, expected 1 (existing channels terminated)",
+			 b.rsp_flags & 3);
+	if (!r)
+		r = expect_logout(&a, 0x04, "a single-channel login of the same port ID");
+	for (k = 0; !r && k < n; k++)
+		if (count_rsp(&a, 0xd100 + k) > 1)
+			r = fail("command %d of the replaced channel answered %d times", k,
+				 count_rsp(&a, 0xd100 + k));
+	if (!r) {
+		rdma_disconnect(a.id);
+		r = wait_target_qp_gone(qpn, 30000, "after the replacing login");
+	}
+	if (!r)
+		r = check_inquiry(&b, 0xd200, "the replacing channel");
+	conn_close(&a);
+	conn_close(&b);
+	return r;
+}
+
 /* An initiator that allows no RDMA READ could never send a data-out buffer. */
 static int case_login_no_rdma_read(void)
 {
@@ -2928,7 +3574,7 @@ static int case_login_no_rdma_read(void)
 
 	login_defaults(&o);
 	o.no_rd = true;
-	return expect_rej(&o, REJ_INSUFFICIENT_RESOURCES, false);
+	return expect_rej(&o, REJ_INSUFFICIENT_RESOURCES);
 }
 
 /*
@@ -3061,9 +3707,10 @@ static const struct tcase cases[] = {
 	{ "login_iu_len_1M", case_login_iu_len_1M, "it_iu_len 1 MiB -> REJ 0x00010002" },
 	{ "login_iu_len_4G", case_login_iu_len_4G, "it_iu_len 0xffffffff -> REJ 0x00010002" },
 	{ "login_wrong_target_port", case_login_wrong_tport, "-> REJ 0x00010003" },
-	{ "login_short_private_data", case_login_short_pdata, "8-byte login -> any REJ" },
-	{ "login_no_buf_fmt", case_login_no_buf_fmt, "req_buf_fmt 0 -> REJ or works" },
-	{ "credit_overrun", case_credit_overrun, "credits + 50 INQUIRYs at once" },
+	{ "login_short_private_data", case_login_short_pdata, "8-byte login -> REJ 0x00010000" },
+	{ "login_no_buf_fmt", case_login_no_buf_fmt, "req_buf_fmt 0 -> REJ 0x00010004" },
+	{ "credit_overrun", case_credit_overrun,
+	  "limit 0, 50 INQUIRYs more -> discarded: no answer, no credit, channel up, limit intact" },
 	{ "cmd_in_desc_cnt_beyond_iu", case_cmd_in_desc_cnt_beyond_iu, "-> CHECK CONDITION" },
 	{ "cmd_out_desc_cnt_beyond_iu", case_cmd_out_desc_cnt_beyond_iu, "-> CHECK CONDITION" },
 	{ "cmd_table_len_not_16", case_cmd_table_len_not_16, "-> CHECK CONDITION" },
@@ -3073,8 +3720,10 @@ static const struct tcase cases[] = {
 	{ "cmd_imm_len_beyond_iu", case_cmd_imm_len_beyond_iu, "-> CHECK CONDITION" },
 	{ "cmd_imm_len_wrap", case_cmd_imm_len_wrap, "len 0xffffffff -> CHECK CONDITION" },
 	{ "cmd_imm_iu_shorter_than_offset", case_cmd_imm_iu_shorter_than_offset, "-> CHECK CONDITION" },
-	{ "cmd_imm_offset_beyond_iu", case_cmd_imm_offset_beyond_iu, "-> REJ or CHECK CONDITION" },
-	{ "cmd_imm_offset_in_header", case_cmd_imm_offset_in_header, "-> REJ or CHECK CONDITION" },
+	{ "cmd_imm_offset_beyond_iu", case_cmd_imm_offset_beyond_iu,
+	  "offset 0xfff0: no immediate data granted; immediate WRITE -> CHECK CONDITION 0e/03" },
+	{ "cmd_imm_offset_in_header", case_cmd_imm_offset_in_header,
+	  "offset 8: no immediate data granted; immediate WRITE -> CHECK CONDITION 0e/03" },
 	{ "cmd_both_in_and_out", case_cmd_both_in_and_out, "-> CHECK CONDITION" },
 	{ "cmd_fmt_in_5", case_cmd_fmt_in_5, "-> CHECK CONDITION" },
 	{ "cmd_fmt_out_f", case_cmd_fmt_out_f, "-> CHECK CONDITION" },
@@ -3088,12 +3737,17 @@ static const struct tcase cases[] = {
 	{ "iu_unsolicited_cred_rsp", case_iu_unsolicited_cred_rsp, "-> SRP_T_LOGOUT reason 3" },
 	{ "cred_req_returns_credits", case_cred_req_returns_credits, "dropped requests' credits come back in SRP_CRED_REQ" },
 	{ "tmf_abort_unknown_tag", case_tmf_abort_unknown_tag, "-> 0x00" },
-	{ "tmf_abort_unknown_lun", case_tmf_abort_unknown_lun, "-> 0x05 (0x00 ok)" },
-	{ "tmf_lun_reset_unknown_lun", case_tmf_lun_reset_unknown_lun, "-> 0x05 (0x00 ok)" },
-	{ "tmf_abort_task_set_unknown_lun", case_tmf_abort_task_set_unknown_lun, "-> 0x05 (0x00 ok)" },
+	{ "tmf_abort_unknown_lun", case_tmf_abort_unknown_lun, "-> 0x05" },
+	{ "tmf_lun_reset_unknown_lun", case_tmf_lun_reset_unknown_lun, "-> 0x05" },
+	{ "tmf_abort_task_set_unknown_lun", case_tmf_abort_task_set_unknown_lun, "-> 0x05" },
 	{ "tmf_func_0x80", case_tmf_func_0x80, "-> 0x04" },
 	{ "tmf_abort_race", case_tmf_abort_race, "one response per TMF, <= 1 per command" },
-	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read, "target survives" },
+	{ "tmf_busy_all_functions", case_tmf_busy_all_functions,
+	  "ABORT TASK SET, CLEAR TASK SET, LUN RESET, CLEAR ACA over 32 cmds -> 0x04, 0x04, 0x00, 0x04" },
+	{ "tmf_abort_task_busy", case_tmf_abort_task_busy,
+	  "ABORT TASK of 8 of 32 cmds in flight -> 0x00 each, <= 1 response per cmd, credits exact" },
+	{ "qp_destroy_mid_rdma_read", case_qp_destroy_mid_rdma_read,
+	  "QP destroyed during a 1 MiB WRITE: target's QP gone within 30 s, fresh login works" },
 	{ "disconnect_storm", case_disconnect_storm, "50 logins/drops, target survives" },
 	{ "i_logout", case_i_logout, "SRP_I_LOGOUT -> DISCONNECTED" },
 	{ "credit_last_resend", case_credit_last_resend,
@@ -3105,6 +3759,8 @@ static const struct tcase cases[] = {
 	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "login_short_rdma_pdata", case_login_short_rdma_pdata, "0/1/7/15 bytes of private data -> REJ" },
 	{ "qp_error_bad_rkey", case_qp_error_bad_rkey, "bad rkey: target disconnects, session gone" },
+	{ "login_single_replaces_busy", case_login_single_replaces_busy, "single-channel login replaces a busy channel" },
+	{ "qp_error_bad_rkey_read", case_qp_error_bad_rkey_read, "bad rkey on data-in: target disconnects, session gone" },
 	{ "login_no_rdma_read", case_login_no_rdma_read, "responder_resources 0 -> REJ 0x00010001" },
 	{ "cmd_write_with_in_desc", case_cmd_write_with_in_desc,
 	  "WRITE(10) with a data-in descriptor -> CHECK CONDITION 0e/03, buffer untouched" },
