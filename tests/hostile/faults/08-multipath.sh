@@ -6,13 +6,10 @@
 # Linux initiator logs in through both, a dm-multipath map (round-robin
 # over both paths, no queue_if_no_path: a total loss is an I/O error, not a
 # hang) carries fio verify=crc32c passes, and v2 is taken down and brought
-# back in the middle. Expected: the rxe1 path fails, I/O keeps completing
-# on the rxe0 path (its disk's completed-I/O counters rise while rxe1 is
-# down) and no error reaches fio, the rxe1 path comes back (ib_srp
-# reconnects; this script reinstates it as multipathd would) and carries
-# I/O again. Nothing of it may disturb the main fio loop. Progress is
-# judged by counters, not by how much fio gets done in a fixed time: a
-# slow machine passes as long as I/O moves.
+# back in the middle. Expected: the rxe1 path fails, fio keeps completing
+# passes on the rxe0 path without an error, the rxe1 path comes back
+# (ib_srp reconnects; this script reinstates it as multipathd would) and
+# carries I/O again. Nothing of it may disturb the main fio loop.
 . "$REPO/tests/hostile/guest-lib.sh"
 bad=0
 MP_EXT=6d70000000000000	# "mp": initiator_ext of both paths
@@ -28,7 +25,6 @@ mp_status() { dmsetup status "$MP" 2>/dev/null; }
 # path_state MAJ:MIN: A (active) or F (failed), from the map's status
 path_state() { mp_status | tr ' ' '\n' | grep -A1 -x "$1" | sed -n 2p; }
 sectors_io() { awk '{print $3 + $7}' "/sys/block/$1/stat"; }	# sectors read+written
-ios_done() { awk '{print $1 + $5}' "/sys/block/$1/stat"; }	# reads+writes completed
 rport_of() { echo "/sys/class/srp_remote_ports/port-${1#host}:1"; }
 rport_state() { cat "$(rport_of "$1")/state" 2>/dev/null; }
 rport_running() { [ "$(rport_state "$1")" = running ]; }
@@ -134,8 +130,7 @@ for h in $ha $hb; do
 	# it. (A reconnect starts with a DREQ; soft-RoCE moves its GSI QP to
 	# the error state for good when a MAD cannot be routed, so a reconnect
 	# while the link is down would leave rxe1 without a CM. Real HCAs drop
-	# such a packet instead. The link is up again 16 to 20 s after path B
-	# failed.)
+	# such a packet instead.)
 	echo 30 >"$p/reconnect_delay" && echo 3 >"$p/fast_io_fail_tmo" && echo 300 >"$p/dev_loss_tmo" ||
 		fail "cannot set the timeouts of $p"
 done
@@ -145,24 +140,10 @@ MPDEV=$(h_dm "$MP" "0 $size multipath 0 0 1 1 round-robin 0 2 1 $mma 16 $mmb 16"
 	fail "dmsetup create multipath failed"
 echo "map $MPDEV: $(mp_status)"
 
-fio_errors() {	# fio passes so far that failed or reported an I/O error
-	local f n
-	for f in "$MPDIR"/out.*; do
-		[ -e "$f" ] || continue
-		n=${f##*.}
-		if grep -aq 'io_u error' "$f" || { [ -e "$MPDIR/rc.$n" ] && [ "$(cat "$MPDIR/rc.$n")" != 0 ]; }; then
-			echo -n "$n "
-		fi
-	done
-}
-
 rm -rf "$MPDIR"; mkdir -p "$MPDIR"
-a0=$(sectors_io "$da") b0=$(sectors_io "$db")
 fio_loop </dev/null >/dev/null 2>&1 &
 echo $! >"$MPDIR/pid"
-# round-robin: both paths carry fio's I/O before the fault
-wait_for 120 eval '[ "$(sectors_io $da)" -gt "$a0" ] && [ "$(sectors_io $db)" -gt "$b0" ]' ||
-	fail "the map's I/O does not reach both paths (A $a0 -> $(sectors_io "$da"), B $b0 -> $(sectors_io "$db") sectors)"
+sleep 8
 b0=$(sectors_io "$db")
 
 # ---- take the rxe1 link down under I/O ----
@@ -171,27 +152,19 @@ ip link set v2 down || fail "cannot take v2 down"
 echo "v2 down"
 wait_for 60 eval '[ "$(path_state $mmb)" = F ]' || { echo "path B not failed 60 s after link down: $(mp_status)"; bad=1; }
 echo "path B failed after $(echo "$(date +%s.%N) - $t_down" | bc | cut -c1-5) s; rport $(rport_state "$hb")"
-# I/O continues on path A: with path B failed, path A's disk completes at
-# least 256 more I/Os (1 MiB of fio's 4 KiB blocks; requeued and in-flight
-# commands are at most 2 x iodepth 16 of them) and the map's too. However
-# long that takes, up to 20 s (the link must be up again before the first
-# reconnect, see above); fio must see no error meanwhile. The link stays
-# down 16 s at least, so that a reconnect never races the link coming up.
-ia0=$(ios_done "$da") im0=$(ios_done "${MPDEV#/dev/}") t_fail=$(date +%s.%N)
-if wait_for 20 eval '[ $(( $(ios_done $da) - ia0 )) -ge 256 ]'; then
-	echo "path A completed $(( $(ios_done "$da") - ia0 )) I/Os (the map $(( $(ios_done "${MPDEV#/dev/}") - im0 )))" \
-		"in $(echo "$(date +%s.%N) - $t_fail" | bc | cut -c1-5) s with path B failed"
-else
-	echo "I/O did not continue on path A: $(( $(ios_done "$da") - ia0 )) I/Os completed in 20 s" \
-		"with path B failed (the map $(( $(ios_done "${MPDEV#/dev/}") - im0 )))"
-	bad=1
-fi
-[ "$(path_state "$mma")" = A ] || { echo "path A is not active while B is down: $(mp_status)"; bad=1; }
-e=$(fio_errors)
-[ -z "$e" ] || { echo "an error reached fio while path B was down (passes $e)"; bad=1; }
-left=$(echo "16 - ($(date +%s.%N) - $t_fail)" | bc)
-[ "$(echo "$left > 0" | bc)" = 1 ] && sleep "$left"
+# I/O continues: at least two whole passes start and end while the link is
+# down (link up again before the first reconnect, see above)
+sleep 16
 t_up=$(date +%s.%N)
+during=0
+for f in "$MPDIR"/t1.*; do
+	n=${f##*.}
+	s=$(cat "$MPDIR/t0.$n") e=$(cat "$f")
+	[ "$(echo "$s > $t_down && $e < $t_up" | bc)" = 1 ] && [ "$(cat "$MPDIR/rc.$n")" = 0 ] &&
+		during=$((during + 1))
+done
+echo "fio passes completed while the rxe1 link was down: $during"
+[ "$during" -ge 2 ] || { echo "I/O did not continue on path A"; bad=1; }
 
 # ---- bring it back ----
 ip link set v2 up || fail "cannot bring v2 up"
@@ -208,21 +181,20 @@ wait_for 30 eval "timeout 10 dd if=/dev/$db of=/dev/null bs=4k count=1 iflag=dir
 dmsetup message "$MP" 0 reinstate_path "$mmb" || { echo "reinstate_path failed"; bad=1; }
 wait_for 10 eval '[ "$(path_state $mmb)" = A ]' || { echo "path B not active after reinstate: $(mp_status)"; bad=1; }
 b1=$(sectors_io "$db")
-wait_for 60 eval '[ "$(sectors_io $db)" -gt "$b1" ]' || { echo "path B carries no I/O 60 s after reinstatement"; bad=1; }
-echo "path B sectors: $b0 before the fault, $b1 at reinstatement, $(sectors_io "$db") now"
+sleep 10
+b2=$(sectors_io "$db")
+echo "path B sectors: $b0 before the fault, $b1 at reinstatement, $b2 10 s later"
+[ "$b2" -gt "$b1" ] || { echo "path B carries no I/O after reinstatement"; bad=1; }
 echo "map: $(mp_status)"
 
 # ---- fio verdict ----
 touch "$MPDIR/stop"
 wait_for 120 eval '! kill -0 $(cat $MPDIR/pid) 2>/dev/null' || { echo "fio on the map did not finish"; bad=1; }
 rm -f "$MPDIR/pid"
-passes=0 verr=0 ioerr=0 across=0
+passes=0 verr=0 ioerr=0
 for f in "$MPDIR"/rc.*; do
 	n=${f##*.}
 	passes=$((passes + 1))
-	# passes that ran while path B was down
-	[ "$(echo "$(cat "$MPDIR/t0.$n") < $t_up && $(cat "$MPDIR/t1.$n") > $t_down" | bc)" = 1 ] &&
-		across=$((across + 1))
 	v=$(grep -acE 'verify failed|bad magic|bad header|verify: bad' "$MPDIR/out.$n")
 	verr=$((verr + v))
 	if [ "$(cat "$f")" != 0 ]; then
@@ -231,8 +203,8 @@ for f in "$MPDIR"/rc.*; do
 		grep -aE 'err=|error|verify' "$MPDIR/out.$n" | head -n 5 | sed 's/^/    /'
 	fi
 done
-echo "multipath fio: $passes passes ($across across the link-down window), $verr verify errors, $ioerr failed passes"
-[ "$across" -ge 1 ] && [ "$verr" = 0 ] && [ "$ioerr" = 0 ] || bad=1
+echo "multipath fio: $passes passes, $verr verify errors, $ioerr failed passes"
+[ "$passes" -ge 4 ] && [ "$verr" = 0 ] && [ "$ioerr" = 0 ] || bad=1
 cleanup
 h_sanity || { echo "sanity failed afterwards"; bad=1; }
 exit $bad
