@@ -65,6 +65,7 @@ set +a
 # Judge only what the tests leave behind, not what boot did.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan >/sys/kernel/debug/kmemleak
+	echo scan >/sys/kernel/debug/kmemleak
 	echo clear >/sys/kernel/debug/kmemleak
 fi
 echo "## guest: up after $(cut -d' ' -f1 /proc/uptime)s, kernel $(uname -r), module $MODULE"

@@ -550,15 +550,24 @@ dmesg_splats() { grep -aE "$SPLAT_RE" "$1"; }
 
 # kmemleak_report FILE: on a kernel with kmemleak (the debug kernel), scan
 # for unreferenced objects and write their reports to FILE; status 1 when
-# there are any. Objects younger than kmemleak's minimum age (5 s) are not
-# judged, hence the wait. guest-init.sh clears what boot left behind.
+# there are any, or when the debug kernel's kmemleak cannot be used. Objects
+# younger than kmemleak's minimum age (5 s) are not judged, hence the wait,
+# and an object is reported only by the second scan that finds it unchanged
+# and unreferenced (the first records its checksum), hence two scans.
+# guest-init.sh clears what boot left behind.
 kmemleak_report() {
 	local k=/sys/kernel/debug/kmemleak
 	: >"$1"
-	[ -w "$k" ] || return 0
+	if [ ! -w "$k" ]; then
+		[ "${KVER:-}" != debug ] && return 0
+		echo "kmemleak: $k missing on the debug kernel" >"$1"
+		return 1
+	fi
 	sleep 6
-	echo scan >"$k"
-	cat "$k" >"$1"
+	if ! { echo scan >"$k" && echo scan >"$k" && cat "$k" >"$1"; } 2>/dev/null; then
+		echo "kmemleak: scan refused ($(dmesg | grep -m1 'kmemleak:.*disabled'))" >>"$1"
+		return 1
+	fi
 	echo clear >"$k"
 	[ ! -s "$1" ]
 }
