@@ -3312,6 +3312,189 @@ static int case_cmd_huge_data_len(void)
 }
 
 /*
+ * max_size_transfers: data of exactly srp_max_rdma_size (16 MiB by default,
+ * the hostile LUN's size) written at LBA 0 and read back, in each layout
+ * an initiator may use: one direct descriptor; an indirect table carried
+ * whole in the IU (128 descriptors); and a table of 2048 descriptors (the
+ * most the target takes) left in initiator memory with only its first
+ * entry in the IU, which the target fetches by RDMA READ. A table's
+ * descriptors point at the buffer's chunks in reverse order, so a target
+ * that mis-adds an offset or ignores an address puts data in the wrong
+ * place. Every read returns what its write stored; one block more in any
+ * layout is refused with INVALID FIELD IN COMMAND INFORMATION UNIT (0e/03)
+ * before any data moves.
+ */
+enum { BIG_IND_DESCS = 128, BIG_EXT_DESCS = 2048 };
+
+struct bigio {
+	uint8_t *buf;	/* write side, read side, then the descriptor table */
+	struct ibv_mr *mr;
+	uint32_t len;	/* bytes per side */
+};
+
+static const char *const big_layout[] = {
+	"one direct descriptor", "128 descriptors in the IU",
+	"2048 descriptors in initiator memory",
+};
+
+/*
+ * The IU for a READ(10)/WRITE(10) of bx->len bytes at LBA 0 to or from
+ * @side of @bx, its descriptors describing @extra bytes more than that.
+ */
+static size_t big_iu(struct bigio *bx, uint8_t *iu, uint64_t tag, bool write,
+		     int layout, int side, uint32_t extra)
+{
+	static const int ndesc[] = { 1, BIG_IND_DESCS, BIG_EXT_DESCS };
+	int n = ndesc[layout], i;
+	uint32_t chunk = bx->len / n;
+	uint8_t *base = bx->buf + (size_t)side * bx->len;
+	struct srp_direct_buf *tbl = (void *)(bx->buf + 2 * (size_t)bx->len);
+	struct srp_indirect_hdr h;
+	uint8_t cdb[16];
+	size_t off;
+
+	cdb_rw10(cdb, write ? 0x2a : 0x28, 0, bx->len / 512);
+	off = build_cmd(iu, tag, opt_lun, cdb, 10);
+	for (i = 0; i < n; i++) {
+		tbl[i].va = htobe64((uintptr_t)(base + (size_t)(n - 1 - i) * chunk));
+		tbl[i].key = htobe32(bx->mr->rkey);
+		tbl[i].len = htobe32(chunk + (i == n - 1 ? extra : 0));
+	}
+	if (layout == 0) {
+		iu[5] = write ? FMT_DIRECT << 4 : FMT_DIRECT;
+		memcpy(iu + off, tbl, sizeof(*tbl));
+		return off + sizeof(*tbl);
+	}
+	h.table_desc.va = htobe64((uintptr_t)tbl);
+	h.table_desc.key = htobe32(bx->mr->rkey);
+	h.table_desc.len = htobe32(n * sizeof(*tbl));
+	h.len = htobe32(bx->len + extra);
+	if (layout == 2)
+		n = 1;	/* the rest is fetched from initiator memory */
+	iu[5] = write ? FMT_INDIRECT << 4 : FMT_INDIRECT;
+	iu[write ? 6 : 7] = n;
+	memcpy(iu + off, &h, sizeof(h));
+	memcpy(iu + off + sizeof(h), tbl, n * sizeof(*tbl));
+	return off + sizeof(h) + n * sizeof(*tbl);
+}
+
+/* Post one big command and wait for its response; a unit attention is retried. */
+static int big_cmd(struct conn *c, struct bigio *bx, uint64_t tag, bool write, int layout,
+		   int side, uint32_t extra, struct rspinfo *ri, char *s, size_t sn)
+{
+	uint8_t iu[SSLOT];
+
+	for (int tries = 0; tries < 3; tries++, tag += 0x100) {
+		size_t n = big_iu(bx, iu, tag, write, layout, side, extra);
+
+		if (post_send_raw(c, iu, n) || wait_rsp(c, tag, 120000, ri))
+			return fail("%s of %u bytes, %s: %s within 120 s",
+				    write ? "WRITE(10)" : "READ(10)", bx->len + extra,
+				    big_layout[layout], conn_state(c));
+		fmt_rsp(ri, s, sn);
+		if (ri->status != SAM_CHECK_CONDITION || ri->sense_key != 0x6)
+			return 0;
+	}
+	return 0;
+}
+
+/* Where logical byte @off of a transfer from @side lives in memory. */
+static uint8_t *big_at(struct bigio *bx, int layout, int side, uint32_t off)
+{
+	static const int ndesc[] = { 1, BIG_IND_DESCS, BIG_EXT_DESCS };
+	uint32_t chunk = bx->len / ndesc[layout];
+
+	return bx->buf + (size_t)side * bx->len +
+	       (size_t)(ndesc[layout] - 1 - off / chunk) * chunk + off % chunk;
+}
+
+static int big_layout_case(struct conn *c, struct bigio *bx, int layout)
+{
+	const char *what = big_layout[layout];
+	uint64_t tag = 0xb100 + 0x1000 * layout, t0;
+	uint32_t seed = 0x9e3779b9u * (layout + 1), off, i;
+	struct rspinfo ri;
+	char s[160];
+
+	/* A pattern unique to the layout, so a read of old data fails too. */
+	for (off = 0; off < bx->len; off += 4) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		memcpy(big_at(bx, layout, 0, off), &seed, 4);
+	}
+	memset(bx->buf + bx->len, 0, bx->len);
+	t0 = now_ms();
+	if (big_cmd(c, bx, tag, true, layout, 0, 0, &ri, s, sizeof(s)))
+		return 1;
+	if (ri.status != SAM_GOOD)
+		return fail("WRITE(10) of %u bytes, %s: expected GOOD, got %s", bx->len, what, s);
+	if (big_cmd(c, bx, tag + 1, false, layout, 1, 0, &ri, s, sizeof(s)))
+		return 1;
+	if (ri.status != SAM_GOOD)
+		return fail("READ(10) of %u bytes, %s: expected GOOD, got %s", bx->len, what, s);
+	for (off = 0; off < bx->len; off += 512)
+		if (memcmp(big_at(bx, layout, 0, off), big_at(bx, layout, 1, off), 512))
+			return fail("READ(10) of %u bytes, %s: byte %u differs from what the WRITE stored",
+				    bx->len, what, off);
+	info("%s: %u bytes written and read back intact in %llu ms", what, bx->len,
+	     (unsigned long long)(now_ms() - t0));
+	for (i = 0; i < 2; i++) {
+		if (big_cmd(c, bx, tag + 2 + i, !i, layout, i, 512, &ri, s, sizeof(s)))
+			return 1;
+		if (ri.status != SAM_CHECK_CONDITION || ri.sense_key != SENSE_ILLEGAL_REQUEST ||
+		    ri.asc != 0x0e || ri.ascq != 0x03)
+			return fail("%s of %u bytes (srp_max_rdma_size + 512), %s: expected CHECK CONDITION 5/0e/03, got %s",
+				    i ? "READ(10)" : "WRITE(10)", bx->len + 512, what, s);
+	}
+	return 0;
+}
+
+static int case_max_size_transfers(void)
+{
+	struct bigio bx = { 0 };
+	char tpg[256], path[320], val[32];
+	unsigned long max;
+	struct conn c;
+	size_t sz;
+	int r = 0, l;
+
+	if (find_tpg_dir(tpg, sizeof(tpg)))
+		return fail("no srpt TPG under configfs");
+	snprintf(path, sizeof(path), "%s/attrib/srp_max_rdma_size", tpg);
+	if (read_attr(path, val, sizeof(val)))
+		return fail("%s: unreadable", path);
+	max = strtoul(val, NULL, 0);
+	/* The hostile LUN holds 16 MiB; the default is the same. */
+	if (max != 16u << 20)
+		return fail("srp_max_rdma_size is %lu, the case expects the default 16 MiB", max);
+	bx.len = max;
+	failmsg[0] = 0;
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	sz = 2 * (size_t)bx.len + BIG_EXT_DESCS * sizeof(struct srp_direct_buf);
+	bx.buf = aligned_alloc(4096, sz);
+	if (!bx.buf) {
+		conn_close(&c);
+		return fail("out of memory");
+	}
+	bx.mr = ibv_reg_mr(c.pd, bx.buf, sz, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!bx.mr)
+		r = fail("ibv_reg_mr of %zu bytes: %m", sz);
+	for (l = 0; l < 3 && !r; l++)
+		r = big_layout_case(&c, &bx, l);
+	/* Every command was answered: the target no longer touches the MR. */
+	if (bx.mr)
+		ibv_dereg_mr(bx.mr);
+	conn_close(&c);
+	free(bx.buf);
+	return r;
+}
+
+/*
  * cred_rsp_flood / aer_rsp_flood: SRP_CRED_RSP and SRP_AER_RSP answer a
  * target's request and take no credit. A target that gave a credit back
  * for each would let the initiator raise its request limit without bound.
@@ -3770,6 +3953,8 @@ static const struct tcase cases[] = {
 	{ "sq_full_tmf_badcmd", case_sq_full_tmf_badcmd,
 	  "srp_sq_size 16, 1 MiB READs: TMFs, bad cmds still answered", sq_restore },
 	{ "cmd_huge_data_len", case_cmd_huge_data_len, "512 MiB descriptor -> CHECK CONDITION; 1 MiB works" },
+	{ "max_size_transfers", case_max_size_transfers,
+	  "16 MiB WRITE+READ, direct / 128 in IU / 2048 fetched -> data intact; +512 -> 0e/03" },
 	{ "cred_rsp_flood", case_cred_rsp_flood, "400 SRP_CRED_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "aer_rsp_flood", case_aer_rsp_flood, "400 SRP_AER_RSP: no credit back, SRP_T_LOGOUT reason 3" },
 	{ "login_short_rdma_pdata", case_login_short_rdma_pdata, "0/1/7/15 bytes of private data -> REJ" },
