@@ -44,6 +44,8 @@
 #include <linux/ratelimit.h>
 #include <linux/configfs.h>
 #include <linux/nsproxy.h>
+#include <linux/netdevice.h>
+#include <linux/if_arp.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <rdma/ib.h>
@@ -166,6 +168,8 @@ MODULE_PARM_DESC(srpt_service_guid,
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
 /* net_generic() slot of struct srpt_net; see srpt_net_ops. */
 static unsigned int srpt_net_id;
+/* Every namespace with a listener, so the initial one can see them all. */
+static LIST_HEAD(srpt_listening_nets);
 /*
  * The initial namespace's port, kept outside of its struct srpt_net so the
  * module parameter can be read while the pernet data does not exist yet
@@ -230,7 +234,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
-static void srpt_close_ch_async(struct srpt_rdma_ch *ch);
+static bool srpt_close_ch_async(struct srpt_rdma_ch *ch);
 static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx);
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx);
@@ -1055,6 +1059,7 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 	struct ib_recv_wr wr;
 	struct ib_sge list;
 	u32 len = ch ? ch->recv_len : srp_max_req_size;
+	int ret;
 
 	list.addr = ioctx->ioctx.dma + ioctx->ioctx.offset;
 	list.length = len;
@@ -1068,9 +1073,12 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 	wr.sg_list = &list;
 	wr.num_sge = 1;
 
-	if (!ch || ch->use_srq)
-		return ib_post_srq_recv(sdev->srq, &wr, NULL);
-	return ib_post_recv(ch->qp, &wr, NULL);
+	if (ch && !ch->use_srq)
+		return ib_post_recv(ch->qp, &wr, NULL);
+	ret = ib_post_srq_recv(sdev->srq, &wr, NULL);
+	if (!ret)
+		atomic_inc(&sdev->srq_posted);
+	return ret;
 }
 
 /**
@@ -1106,15 +1114,20 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 			   const char *what, u64 tag)
 {
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		srpt_ch_info_ratelimited(ch, "%s (tag %#llx) failed: %s\n", what,
-					 tag, ib_wc_status_msg(wc->status));
-	else if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
-		srpt_ch_info_ratelimited(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed, closing\n",
-					 what, tag);
-	else
+	bool flush = wc->status == IB_WC_WR_FLUSH_ERR;
+
+	if (flush && READ_ONCE(ch->state) != SRPT_CH_LIVE)
 		return;
-	srpt_close_ch_async(ch);
+	/* Said once per channel: the completions behind it fail too. */
+	if (!srpt_close_ch_async(ch))
+		return;
+	if (!flush)
+		srpt_ch_info(ch, "%s (tag %#llx) failed: %s; closing\n", what,
+			     tag, ib_wc_status_msg(wc->status));
+	else
+		/* Over iWARP also when the peer's close beats its event. */
+		srpt_ch_info(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed or the initiator disconnected; closing\n",
+			     what, tag);
 }
 
 /**
@@ -2672,6 +2685,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum srpt_ch_phase state;
 	unsigned long flags;
 
+	if (ch->use_srq)
+		atomic_dec(&ch->sport->sdev->srq_posted);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, wc, "receive", 0);
 		if (ch->use_srq)
@@ -3738,14 +3753,18 @@ static void srpt_close_work(struct work_struct *w)
  *
  * For QP events (atomic context) and completion errors. A channel not yet
  * on its ini belongs to its login, which ends it.
+ *
+ * Return: true if this call queued the close.
  */
-static void srpt_close_ch_async(struct srpt_rdma_ch *ch)
+static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
 	if (!READ_ONCE(ch->initiator) || READ_ONCE(ch->state) > SRPT_CH_LIVE)
-		return;
+		return false;
 	kref_get(&ch->kref);
-	if (!queue_work(srpt_wq, &ch->close_work))
-		kref_put(&ch->kref, srpt_free_ch);
+	if (queue_work(srpt_wq, &ch->close_work))
+		return true;
+	kref_put(&ch->kref, srpt_free_ch);
+	return false;
 }
 
 /**
@@ -4993,6 +5012,8 @@ static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
 
 	lockdep_assert_held(&srpt_rdma_cm_mutex);
 
+	if (sn->port)
+		list_del(&sn->node);
 	for (i = 0; i < ARRAY_SIZE(sn->cm_ids); i++) {
 		if (sn->cm_ids[i])
 			rdma_destroy_id(sn->cm_ids[i]);
@@ -5054,6 +5075,8 @@ static int srpt_rdma_cm_listen(struct net *net, u16 port)
 		sn->cm_ids[i] = id;
 	}
 	if (sn->cm_ids[0] || sn->cm_ids[1]) {
+		sn->net = net;
+		list_add_tail(&sn->node, &srpt_listening_nets);
 		WRITE_ONCE(sn->port, port);
 		if (net_eq(net, &init_net))
 			WRITE_ONCE(srpt_init_net_port, port);
@@ -5078,13 +5101,89 @@ out:
  * Called for every namespace by unregister_pernet_subsys() at module
  * unload, and for a namespace being dismantled. The latter never finds a
  * listener (its RDMA/CM IDs hold a reference on the namespace, see
- * srpt_rdma_cm_listen_on()); closing them anyway keeps this correct should
- * the RDMA/CM stop pinning namespaces.
+ * srpt_rdma_cm_listen_on() and srpt_prune_listeners()); closing them
+ * anyway keeps this correct should the RDMA/CM stop pinning namespaces.
  */
 static void srpt_net_exit(struct net *net)
 {
 	srpt_rdma_cm_listen(net, 0);
 }
+
+/*
+ * Whether @net still holds an interface an RDMA/CM listener can use: the
+ * netdev of a RoCE or iWARP port of an HCA we serve, or an IPoIB
+ * interface. An HCA being removed still resolves from its netdev until
+ * all clients are gone, hence the check of our own state.
+ */
+static bool srpt_net_has_rdma(struct net *net)
+{
+	struct srpt_device *sdev;
+	struct ib_device *ibdev;
+	struct net_device *nd;
+	bool found = false;
+
+	/* srpt_sdev_release() frees a removed HCA's sdev under this mutex. */
+	mutex_lock(&srpt_dev_mutex);
+	rcu_read_lock();
+	for_each_netdev_rcu(net, nd) {
+		if (nd->type == ARPHRD_INFINIBAND) {
+			found = true;
+			break;
+		}
+		ibdev = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!ibdev)
+			continue;
+		sdev = ib_get_client_data(ibdev, &srpt_client);
+		found = sdev && !READ_ONCE(sdev->removed);
+		ib_device_put(ibdev);
+		if (found)
+			break;
+	}
+	rcu_read_unlock();
+	mutex_unlock(&srpt_dev_mutex);
+	return found;
+}
+
+/*
+ * The RDMA/CM holds a reference on the namespace of every ID, so a
+ * listener keeps its namespace alive after its last process and mount are
+ * gone, and srpt_net_exit() never runs for it. A namespace other than the
+ * initial one therefore loses its listeners when it has no RDMA interface
+ * left (the RDMA device removed, its netdev deleted or moved out), which
+ * lets it go; the initial namespace's admin can also close them
+ * (srpt_rdma_cm_listeners_store()). Run after either change.
+ */
+static void srpt_prune_listeners(struct work_struct *work)
+{
+	struct srpt_net *sn, *next;
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	list_for_each_entry_safe(sn, next, &srpt_listening_nets, node) {
+		if (net_eq(sn->net, &init_net) || srpt_net_has_rdma(sn->net))
+			continue;
+		pr_info("netns net:[%u] has no RDMA interface left: closing its RDMA/CM listener\n",
+			sn->net->ns.inum);
+		srpt_rdma_cm_unlisten(sn->net, sn);
+	}
+	mutex_unlock(&srpt_rdma_cm_mutex);
+}
+
+static DECLARE_WORK(srpt_prune_work, srpt_prune_listeners);
+
+static int srpt_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *nd = netdev_notifier_info_to_dev(ptr);
+
+	/* Also sent to the old namespace of a netdev that moves. */
+	if (event == NETDEV_UNREGISTER && !net_eq(dev_net(nd), &init_net))
+		queue_work(srpt_wq, &srpt_prune_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block srpt_netdev_nb = {
+	.notifier_call = srpt_netdev_event,
+};
 
 /*
  * Per-namespace listener state, zeroed by the core for each namespace
@@ -5153,16 +5252,28 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 /**
  * srpt_free_srq() - destroy the shared receive queue of a device.
  * @sdev: device without channels using the SRQ.
+ * @filled: the SRQ was filled; every buffer must be back in it by now.
  */
-static void srpt_free_srq(struct srpt_device *sdev)
+static void srpt_free_srq(struct srpt_device *sdev, bool filled)
 {
+	int posted = atomic_read(&sdev->srq_posted);
+
 	if (!sdev->srq)
 		return;
+	/* A buffer whose completion was never handled is lost for good. */
+	if (filled && posted != sdev->srq_size)
+		pr_warn("%s: SRQ destroyed with %d of its %d receive buffers posted: %d shared receive buffers lost\n",
+			dev_name(&sdev->device->dev), posted, sdev->srq_size,
+			sdev->srq_size - posted);
+	else if (filled)
+		pr_info("%s: SRQ destroyed with all its %d receive buffers posted\n",
+			dev_name(&sdev->device->dev), posted);
 	ib_destroy_srq(sdev->srq);
 	sdev->srq = NULL;
 	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
 			     sdev->srq_size, srp_max_req_size, DMA_FROM_DEVICE);
 	sdev->ioctx_ring = NULL;
+	atomic_set(&sdev->srq_posted, 0);
 }
 
 /**
@@ -5209,7 +5320,7 @@ static int srpt_alloc_srq(struct srpt_device *sdev)
 	return 0;
 
 err_destroy:
-	srpt_free_srq(sdev);
+	srpt_free_srq(sdev, false);
 	return ret;
 }
 
@@ -5265,7 +5376,7 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 			goto out;
 		}
 	} else {
-		srpt_free_srq(sdev);
+		srpt_free_srq(sdev, true);
 	}
 	sdev->use_srq = use_srq;
 	for (i = 0; i < sdev->port_cnt; i++)
@@ -5628,7 +5739,7 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	u32 i;
 
 	mutex_lock(&sdev->sdev_mutex);
-	sdev->removed = true;
+	WRITE_ONCE(sdev->removed, true);
 	mutex_unlock(&sdev->sdev_mutex);
 
 	ib_unregister_event_handler(&sdev->event_handler);
@@ -5646,6 +5757,9 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_release_sport(&sdev->port[i]);
 	}
 
+	/* A namespace may have lost its last RDMA interface with it. */
+	queue_work(srpt_wq, &srpt_prune_work);
+
 	/* Stays on the list: a re-added device may adopt its names. */
 	mutex_lock(&srpt_dev_mutex);
 	pins = srpt_return_port_ids(sdev);
@@ -5654,7 +5768,7 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_sdev_put(sdev);
 
 	mutex_lock(&sdev->sdev_mutex);
-	srpt_free_srq(sdev);
+	srpt_free_srq(sdev, true);
 	mutex_unlock(&sdev->sdev_mutex);
 	ib_dealloc_pd(sdev->pd);
 	sdev->pd = NULL;
@@ -6425,8 +6539,81 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
+/**
+ * srpt_rdma_cm_listeners_show() - the RDMA/CM listeners, one line each.
+ * @item: the fabric's discovery_auth configfs group, unused.
+ * @page: output buffer.
+ *
+ * "net:[<inode>] <port>", as readlink /proc/<pid>/ns/net names the
+ * namespace. Read in the initial namespace it lists every namespace's
+ * listener; read elsewhere only the reader's own.
+ *
+ * Return: number of bytes written to @page.
+ */
+static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
+					   char *page)
+{
+	struct net *cur = current->nsproxy->net_ns;
+	struct srpt_net *sn;
+	int len = 0;
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	list_for_each_entry(sn, &srpt_listening_nets, node)
+		if (net_eq(cur, &init_net) || net_eq(cur, sn->net))
+			len += sysfs_emit_at(page, len, "net:[%u] %u\n",
+					     sn->net->ns.inum, sn->port);
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	return len;
+}
+
+/**
+ * srpt_rdma_cm_listeners_store() - close another namespace's listeners.
+ * @item: the fabric's discovery_auth configfs group, unused.
+ * @page: "net:[<inode>] 0" or "<inode> 0".
+ * @count: length of @page.
+ *
+ * For the initial namespace's admin, who cannot enter a namespace whose
+ * processes are gone; inside a namespace, rdma_cm_port is the interface.
+ *
+ * Return: @count, -EPERM outside the initial namespace, -EINVAL for other
+ * text or a port other than 0, -ENOENT when that namespace has no listener.
+ */
+static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct srpt_net *sn;
+	unsigned int inum;
+	u16 port;
+	int ret = -ENOENT;
+
+	if (!net_eq(current->nsproxy->net_ns, &init_net)) {
+		pr_warn("rdma_cm_listeners: write from the initial network namespace, or write 0 to rdma_cm_port in this one\n");
+		return -EPERM;
+	}
+	if (sscanf(page, "net:[%u] %hu", &inum, &port) != 2 &&
+	    sscanf(page, "%u %hu", &inum, &port) != 2)
+		return -EINVAL;
+	if (port) {
+		pr_warn("rdma_cm_listeners: only 0 (close) can be written; a namespace sets its port in rdma_cm_port\n");
+		return -EINVAL;
+	}
+	mutex_lock(&srpt_rdma_cm_mutex);
+	list_for_each_entry(sn, &srpt_listening_nets, node) {
+		if (sn->net->ns.inum == inum) {
+			srpt_rdma_cm_unlisten(sn->net, sn);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_, rdma_cm_listeners);
+
 static struct configfs_attribute *srpt_da_attrs[] = {
 	&srpt_attr_rdma_cm_port,
+	&srpt_attr_rdma_cm_listeners,
 	NULL,
 };
 
@@ -6670,6 +6857,10 @@ static int __init srpt_init_module(void)
 			goto err_client;
 		}
 	}
+
+	ret = register_netdevice_notifier(&srpt_netdev_nb);
+	if (ret)
+		goto err_client;	/* the pernet exit closes the listener */
 	return 0;
 
 err_client:
@@ -6692,6 +6883,7 @@ err_pernet:
  */
 static void __exit srpt_cleanup_module(void)
 {
+	unregister_netdevice_notifier(&srpt_netdev_nb);
 	unregister_pernet_subsys(&srpt_net_ops);
 	ib_unregister_client(&srpt_client);
 	target_unregister_template(&srpt_template);

@@ -748,6 +748,8 @@ struct srpt_port {
  *		   refused.
  * @srq: shared receive queue, NULL when @use_srq is off.
  * @srq_size: entries in @srq.
+ * @srq_posted: buffers of @ioctx_ring posted to @srq; all of them once no
+ *	channel uses it.
  * @ioctx_ring: SRQ receive buffers.
  * @port_cnt: number of entries in @port.
  * @port: per-port state.
@@ -768,6 +770,7 @@ struct srpt_device {
 	bool			srq_switching;
 	struct ib_srq		*srq;
 	int			srq_size;
+	atomic_t		srq_posted;
 	struct srpt_recv_ioctx	**ioctx_ring;
 
 	u32			port_cnt;
@@ -777,6 +780,8 @@ struct srpt_device {
 /**
  * struct srpt_net - RDMA/CM listeners of one network namespace.
  * @cm_ids: the IPv6-only and the IPv4 wildcard listener, NULL if absent.
+ * @node: on srpt_listening_nets while @port is not 0.
+ * @net: the namespace, set while on that list (the listeners pin it).
  * @port: their port; 0 when the namespace has no listener.
  *
  * One per namespace (net_generic()), guarded by srpt_rdma_cm_mutex; @port
@@ -784,6 +789,8 @@ struct srpt_device {
  */
 struct srpt_net {
 	struct rdma_cm_id	*cm_ids[2];
+	struct list_head	node;
+	struct net		*net;
 	u16			port;
 };
 

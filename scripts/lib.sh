@@ -15,7 +15,7 @@
 # shellcheck disable=SC2034 # used by the scripts that source this file
 # SLUB debugging says "BUG <cache> (Not tainted): ..."; kmemleak
 # "N new suspected memory leaks".
-SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked)'
+SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|shared receive buffers lost)'
 
 # heavy_lock: HEAVY_LOCK if set, else /var/cache/ib_srpt/heavy.lock. The
 # lock is one per machine: a run with its own CACHE still takes this one,

@@ -11,7 +11,8 @@
 # the driver (srpt_port_set_use_srq()) sends every live channel an
 # SRP_T_LOGOUT, closes it, returns once all are released and destroys the
 # SRQ. Asserted: the write returns (60 s), the old channel QPs and the SRQ
-# are gone when it does, ib_srp logged "Got target logout request" once per
+# are gone when it does, every SRQ receive buffer was posted back when it
+# was destroyed (none lost with the closed channels' completions), ib_srp logged "Got target logout request" once per
 # channel, the target logged one logout and one release per channel; the
 # initiator sees the session drop and reconnects by itself, on new channels
 # attached to no SRQ, and data verifies on the same disk.
@@ -114,6 +115,10 @@ expect_eq "SRP_T_LOGOUTs ib_srp received" "$(since | grep -c 'ib_srp: Got target
 expect_eq "channels the target logged out" "$(since | grep -c 'logging the initiator out, reason 0x0$' || true)" "$nch"
 expect_eq "channels the target released" "$(since | grep -c ': released after .* commands' || true)" "$nch"
 since | grep -q 'using per-channel receive rings' || die "no 'using per-channel receive rings' after use_srq=0"
+# Every SRQ buffer a closed channel consumed went back to the SRQ.
+since | grep -E 'SRQ destroyed with' | head -n 1
+since | grep -qE 'SRQ destroyed with all its [0-9]+ receive buffers posted' ||
+	die "the SRQ was not destroyed with all its receive buffers posted: $(since | grep -E 'SRQ destroyed|receive buffers' | head -n 2)"
 
 # --- the initiator reconnects, on per-channel receive rings ----------------------
 reconnected() {

@@ -9,16 +9,25 @@
 # parameter still read 0); a login from the initial namespace to that port
 # fails; ib_srp logs in from inside the namespace and a write reads back;
 # both namespaces then listen on the same port at once and the initial one
-# logs in through its own listener; the namespace's listener survives the
-# initial one's removal and module unload closes it.
-# timeout: 240
+# logs in through its own listener; rdma_cm_listeners lists both in the
+# initial namespace and only its own in the other; the namespace's listener
+# survives the initial one's removal and module unload closes it. Then a
+# namespace's listener must not outlive the namespace: deleted with `ip
+# netns delete` (its processes gone), a namespace is still pinned by the
+# RDMA/CM, so the initial namespace's admin sees its listener and closes it
+# through rdma_cm_listeners, and a namespace whose last RDMA device is
+# deleted loses its listener by itself; either way the namespace is then
+# freed, which the removal of its veth pair's other end shows.
+# timeout: 300
 . "$REPO/tests/lib.sh"
 set -e
 
 NS=srptns
+NS2=srptns2
 IP=/usr/sbin/ip
 RDMA=/usr/bin/rdma
 DA=$SRPT_CFS/discovery_auth/rdma_cm_port
+LS=$SRPT_CFS/discovery_auth/rdma_cm_listeners
 NS_ADDR=10.91.0.1
 INIT_ADDR=10.91.0.2
 
@@ -33,8 +42,11 @@ cleanup() {
 	srpt_teardown >/dev/null 2>&1
 	$RDMA link delete siwin 2>/dev/null
 	[ -e "/run/netns/$NS" ] && nsx $RDMA link delete siwns 2>/dev/null
+	$RDMA link delete siwns 2>/dev/null
 	$IP link delete n0 2>/dev/null
+	$IP link delete w0 2>/dev/null
 	$IP netns delete "$NS" 2>/dev/null
+	$IP netns delete "$NS2" 2>/dev/null
 	rm -f /tmp/netns-pat /tmp/netns-back
 	return 0
 }
@@ -139,6 +151,10 @@ cmp /tmp/netns-back /tmp/netns-pat ||
 	die "the initial namespace's login reads other data than $NS wrote"
 log "ok: the initial namespace reads what $NS wrote, through its own listener"
 srp_logout
+[ -r "$LS" ] || die "no $LS"
+expect_eq "rdma_cm_listeners read in the initial namespace" "$(sort "$LS")" \
+	"$(printf '%s %s\n' "$(readlink /proc/self/ns/net)" "$RDMA_CM_PORT" "$nsinode" "$RDMA_CM_PORT" | sort)"
+expect_eq "rdma_cm_listeners read in $NS" "$(nsx cat "$LS")" "$nsinode $RDMA_CM_PORT"
 echo 0 >"$DA"
 expect_eq "rdma_cm_port read in $NS after the initial one removed its listener" \
 	"$(nsx cat "$DA")" "$RDMA_CM_PORT"
@@ -149,3 +165,43 @@ srpt_unload
 dmesg | grep -qF "RDMA/CM listener on port $RDMA_CM_PORT removed (netns $nsinode)" ||
 	die "unloading ib_srpt did not close the listener of $nsinode"
 log "ok: module unload closed the listener of $nsinode"
+
+# ------------------- a namespace's listener does not outlive the namespace
+# gone NAME: the veth end NAME, whose peer is in a deleted namespace, is
+# gone, i.e. that namespace was freed.
+gone() { ! $IP link show "$1" >/dev/null 2>&1; }
+srpt_load
+mkdir -p "$SRPT_CFS"
+
+# Its processes and mount gone, a namespace with a listener stays (the
+# RDMA/CM pins it); the initial namespace's admin lists and closes it.
+$IP netns add "$NS2" || die "ip netns add $NS2"
+ns2inode=$(/usr/bin/nsenter --net="/run/netns/$NS2" readlink /proc/self/ns/net)
+$IP link add w0 type veth peer name w1 netns "$NS2" || die "veth into $NS2"
+/usr/bin/nsenter --net="/run/netns/$NS2" sh -c "echo $RDMA_CM_PORT >$DA" ||
+	die "write rdma_cm_port in $NS2"
+$IP netns delete "$NS2"
+sleep 3
+gone w0 && die "$NS2 was freed while it had a listener (the RDMA/CM no longer pins it: revisit srpt_prune_listeners)"
+grep -qxF "$ns2inode $RDMA_CM_PORT" "$LS" ||
+	die "rdma_cm_listeners does not list the deleted namespace's listener: $(tr '\n' ';' <"$LS")"
+log "ok: the listener of the deleted namespace $ns2inode is listed in the initial one"
+if nsx sh -c "echo '$ns2inode 0' >$LS" 2>/dev/null; then
+	die "$NS closed another namespace's listener through rdma_cm_listeners"
+fi
+echo "$ns2inode 0" >"$LS" || die "closing $ns2inode's listener through rdma_cm_listeners"
+wait_for 30 gone w0 || die "$NS2 not freed 30 s after its listener was closed"
+grep -qF "$ns2inode" "$LS" && die "rdma_cm_listeners still lists $ns2inode"
+log "ok: closed from the initial namespace, the listener let $ns2inode go"
+
+# A namespace whose last RDMA device goes loses its listener by itself.
+nsx sh -c "echo $RDMA_CM_PORT >$DA" || die "write rdma_cm_port in $NS again"
+$IP netns delete "$NS"
+sleep 3
+gone n0 && die "$NS was freed while it had a listener and an RDMA device"
+$RDMA link delete siwns || die "rdma link delete siwns (from the initial namespace)"
+wait_for 30 gone n0 || die "$NS not freed 30 s after its last RDMA device was deleted"
+dmesg | grep -qF "netns $nsinode has no RDMA interface left" ||
+	die "no message about closing the listener of $nsinode"
+log "ok: with its last RDMA device gone, the listener let $nsinode go"
+
