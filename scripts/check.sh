@@ -12,8 +12,8 @@
 #   4. the fault scripts of the hostile tier under fio, Debian's 6.12
 #   5. the debug kernel (scripts/debug-kernel.sh: 6.12 from Debian's source
 #      with KASAN, lockdep, KFENCE, kmemleak, DEBUG_ATOMIC_SLEEP): the
-#      data-path scenarios (e2e-debug), every hostile case and fault 06
-#      (hostile-debug); any report fails them
+#      data-path scenarios (e2e-debug), every hostile case and faults 02,
+#      03, 04, 06, 07 (hostile-debug); any report fails them
 # The data-path scenarios and the hostile cases run once on the 6.12 code,
 # on the kernel that can see what they break; `make e2e` and `make hostile`
 # run everything on any kernel.
@@ -26,7 +26,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 TIERS=${CHECK_TIERS:-lint kunit e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug hostile-debug}
 # The soft-iWARP tier: the scenarios every transport must pass, kept short.
-SIW_SCENARIOS=${CHECK_SIW_SCENARIOS:-login,fio-verify,logout-rmmod}
+SIW_SCENARIOS=${CHECK_SIW_SCENARIOS:-login,fio-verify,logout-rmmod,mr-pool}
 # make check may use the bench while it is frozen for other runs.
 export IB_SRPT_FINAL=1
 mkdir -p "$CACHE/check"
@@ -75,7 +75,7 @@ run_tier() { # name command...
 	summary+=("$(printf '%-10s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" $(( $(date +%s) - t0 )) "$rc")")
 }
 
-E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,srq
+E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,srq
 E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,netns,trace
 for t in $TIERS; do
 	case "$t" in
@@ -96,7 +96,7 @@ for t in $TIERS; do
 			E2E_ONLY="${E2E_DEBUG_SCENARIOS:-$E2E_61_DEFAULT}" "$SRC/scripts/e2e.sh"
 		;;
 	hostile-debug) run_tier "$t" env KVER=debug MODULE=ours TRANSPORT=rxe \
-			 HOSTILE_FAULTS="${CHECK_DEBUG_FAULTS:-06}" \
+			 HOSTILE_FAULTS="${CHECK_DEBUG_FAULTS:-02,03,04,06,07}" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	e2e-6.12)
 		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=rxe \

@@ -38,6 +38,13 @@ if ! make -s -C "$REPO/tests/hostile" O="$tool_dir" >&2; then
 	exit 1
 fi
 
+# Fault 14 runs over soft-iWARP: Debian's kernels have no siw.ko.
+if [ "$KVER" != debug ] && [ -z "${SIW_KO:-}" ]; then
+	SIW_KO=$(CACHE=$CACHE "$REPO/scripts/siw.sh" "$KVER" 2>"$CACHE/hostile-siw-$KVER.log") ||
+		{ say "cannot build siw.ko for $KVER (see $CACHE/hostile-siw-$KVER.log)"; SIW_KO=; }
+	export SIW_KO
+fi
+
 ko=
 if [ "$MODULE" = ours ]; then
 	ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}

@@ -3495,6 +3495,77 @@ static int case_max_size_transfers(void)
 }
 
 /*
+ * mr_pool_exhaust (-c only; fault 14 runs it over soft-iWARP): a WRITE(10)
+ * of 64 KiB whose data-out descriptors are a table of 2048 pieces of 32
+ * bytes in initiator memory. Over iWARP every piece needs a memory
+ * registration for its RDMA READ, far more than the channel's pool holds
+ * (fault 14 sets srp_sq_size 16 and srp_max_rdma_size 64 KiB): the target
+ * must answer CHECK CONDITION (2/08/00, LIO's answer to a fabric that
+ * cannot fetch the data) within 30 s rather than wait for registrations
+ * that never come, and the channel then serves a READ(10).
+ */
+static int case_mr_pool_exhaust(void)
+{
+	enum { N = 2048, PIECE = 32 };
+	struct srp_direct_buf *tbl;
+	struct srp_indirect_hdr h;
+	uint8_t iu[SSLOT], cdb[16];
+	uint64_t tag = 0xd001, t0;
+	struct rspinfo ri;
+	struct conn c;
+	char s[160];
+	size_t n;
+	int i, r = 0;
+
+	failmsg[0] = 0;
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	tbl = (void *)(c.dbuf + (1 << 20));
+	for (i = 0; i < N; i++)
+		tbl[i] = dbuf_desc(&c, (size_t)i * PIECE, PIECE);
+	h.table_desc = dbuf_desc(&c, 1 << 20, N * sizeof(*tbl));
+	h.len = htobe32(N * PIECE);
+	cdb_rw10(cdb, 0x2a, 0, N * PIECE / 512);
+	for (int tries = 0; tries < 3; tries++, tag += 0x100) {
+		n = build_cmd(iu, tag, opt_lun, cdb, 10);
+		iu[5] = FMT_INDIRECT << 4;
+		iu[6] = 1;	/* the rest of the table is fetched */
+		memcpy(iu + n, &h, sizeof(h));
+		memcpy(iu + n + sizeof(h), tbl, sizeof(*tbl));
+		n += sizeof(h) + sizeof(*tbl);
+		t0 = now_ms();
+		if (post_send_raw(&c, iu, n) || wait_rsp(&c, tag, 30000, &ri)) {
+			r = fail("WRITE(10) of %d pieces of %d bytes: %s within 30 s (waiting for memory registrations that never come?)",
+				 N, PIECE, conn_state(&c));
+			break;
+		}
+		fmt_rsp(&ri, s, sizeof(s));
+		if (ri.status == SAM_CHECK_CONDITION && ri.sense_key == 0x6)
+			continue;	/* unit attention: once more */
+		info("WRITE(10) of %d pieces of %d bytes: %s after %llu ms", N, PIECE, s,
+		     (unsigned long long)(now_ms() - t0));
+		/* What LIO makes of a fabric's failed write_pending. */
+		if (ri.status != SAM_CHECK_CONDITION || !(ri.flags & RSP_FLAG_SNSVALID) ||
+		    ri.sense_key != 0x2 || ri.asc != 0x08 || ri.ascq != 0x00)
+			r = fail("WRITE(10) of %d pieces of %d bytes: expected CHECK CONDITION 2/08/00 (LOGICAL UNIT COMMUNICATION FAILURE), got %s",
+				 N, PIECE, s);
+		break;
+	}
+	if (!r) {
+		if (send_read10(&c, 0xd010, 0, 1, 0) || wait_rsp(&c, 0xd010, 30000, &ri))
+			r = fail("READ(10) after it: %s within 30 s", conn_state(&c));
+		else if (ri.status != SAM_GOOD) {
+			fmt_rsp(&ri, s, sizeof(s));
+			r = fail("READ(10) after it: expected GOOD, got %s", s);
+		}
+	}
+	conn_close(&c);
+	return r;
+}
+
+/*
  * cred_rsp_flood / aer_rsp_flood: SRP_CRED_RSP and SRP_AER_RSP answer a
  * target's request and take no credit. A target that gave a credit back
  * for each would let the initiator raise its request limit without bound.
@@ -3970,6 +4041,8 @@ static const struct tcase cases[] = {
 	{ "refused_login_keeps_victim", case_refused_login_keeps_victim,
 	  "(-c only) refused single-channel login with the victim's port ID: victim stays" },
 	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
+	{ "mr_pool_exhaust", case_mr_pool_exhaust,
+	  "(-c only) iWARP: WRITE needing 2048 MRs, pool of 32 -> CHECK CONDITION, no hang" },
 	{ "abort_inflight", case_abort_inflight, "(-c only) slow backstore: TMFs wait, no credit lost" },
 	{ "io_flakey_lun", case_io_flakey_lun, "(-c only) flaky backstore -> GOOD or CHECK CONDITION" },
 };
