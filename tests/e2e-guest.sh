@@ -125,7 +125,7 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 	fi
 	if ! kmemleak_report "$dir/kmemleak.txt"; then
 		[ -n "$reason" ] && reason+="; "
-		reason+="kmemleak: $(grep -c '^unreferenced object' "$dir/kmemleak.txt") unreferenced objects, first from $(grep -m1 -E '\[[a-z_]+\]|srpt_' "$dir/kmemleak.txt" | sed 's/^ *//')"
+		reason+="kmemleak: $(grep -c '^unreferenced object' "$dir/kmemleak.txt") unreferenced objects, first from $( { grep -m1 -E '\[ib_srpt\]' "$dir/kmemleak.txt" || grep -m1 -E '\[[a-z_]+\]' "$dir/kmemleak.txt"; } | sed 's/^ *//')"
 	fi
 	if [ -z "$reason" ]; then
 		echo "PASS $name $secs" >>"$results"
