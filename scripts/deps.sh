@@ -40,7 +40,7 @@ apt_update() {
 ensure_backports() {
 	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 		say "adding the Debian suite bookworm-backports to apt's sources ($BPO): the tests build for and boot its 6.12 kernel"
-		echo 'deb http://deb.debian.org/debian bookworm-backports main' >"$BPO"
+		echo "deb $(debian_mirror) bookworm-backports main" >"$BPO"
 		rm -f "$STAMP"
 	fi
 }

@@ -56,7 +56,7 @@ newest)
 	# configuration: sid is never added to the system's sources.
 	sid=$base/sid-apt
 	mkdir -p "$sid/lists/partial" "$sid/archives/partial" "$sid/etc"
-	echo 'deb http://deb.debian.org/debian sid main' >"$sid/etc/sources.list"
+	echo "deb $(debian_mirror) sid main" >"$sid/etc/sources.list"
 	aptopts=(-o "Dir::Etc::sourcelist=$sid/etc/sources.list"
 		 -o "Dir::Etc::sourceparts=-"
 		 -o "Dir::State::Lists=$sid/lists"

@@ -17,6 +17,15 @@
 # "N new suspected memory leaks".
 SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|shared receive buffers lost)'
 
+# debian_mirror: the Debian archive this machine's apt takes bookworm from
+# (so that a mirror or proxy keeps working), else deb.debian.org.
+debian_mirror() {
+	local u
+	u=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME)' 'Identifier: Packages' 2>/dev/null |
+		awk '$2 == "bookworm" {print $1; exit}')
+	echo "${u:-http://deb.debian.org/debian/}"
+}
+
 # heavy_lock: HEAVY_LOCK if set, else /var/cache/ib_srpt/heavy.lock. The
 # lock is one per machine: a run with its own CACHE still takes this one,
 # so that two QEMU guests or heavy builds never run at the same time.
