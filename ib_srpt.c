@@ -2869,8 +2869,9 @@ static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
 
 /**
  * srpt_post_response() - post a command's response, after its data.
- * @ioctx: command in state CMD_RSP_SENT or MGMT_RSP_SENT, its RDMA
- *	   contexts (if any) set up and their send queue space reserved.
+ * @ioctx: command in state %SRPT_CMD_RSP_POSTED or %SRPT_CMD_TMF_RSP_POSTED,
+ *	   its RDMA contexts (if any) set up and their send queue space
+ *	   reserved.
  *
  * The response itself needs no reservation: each send context owns one
  * response slot of the send queue. The receive buffer goes back to the
@@ -2959,7 +2960,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 
 /**
  * srpt_post_read() - post the RDMA READs of a command's data-out buffer.
- * @ioctx: command in state NEED_DATA, its send queue space reserved.
+ * @ioctx: command in state %SRPT_CMD_WAIT_DATA, its send queue space reserved.
  *
  * srpt_rdma_read_done() executes the command.
  */

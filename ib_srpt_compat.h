@@ -8,7 +8,7 @@
 
 #include <linux/version.h>
 
-/* hex_to_bin() lives in <linux/hex.h>; 7.x no longer includes it for us. */
+/* hex_to_bin() has its own header from 6.12 on; newer kernels stop including it for us. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/hex.h>
 #endif

@@ -41,7 +41,7 @@ static void srpt_cmd_state_set_returns_previous(struct kunit *test)
 			SRPT_CMD_RSP_POSTED);
 }
 
-/* A state may also move "backwards" (e.g. MGMT after NEW) - only DONE sticks. */
+/* A state may also move "backwards" (TMF after NEW): only FINISHED sticks. */
 static void srpt_cmd_state_mgmt_path(struct kunit *test)
 {
 	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_NEW);
