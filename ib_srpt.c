@@ -100,6 +100,11 @@ module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
 		 "Shared receive queue size (4..65535, default 4095).");
 
+static bool ib_cm_on_roce;
+module_param(ib_cm_on_roce, bool, 0444);
+MODULE_PARM_DESC(ib_cm_on_roce,
+		 "Also answer Device Management MADs and accept IB CM logins on RoCE ports (default: InfiniBand ports only).");
+
 static u64 srpt_service_guid;
 
 /**
@@ -502,6 +507,17 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 /* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
 #define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
 
+/*
+ * The IB CM and the MAD layer run on RoCE ports too; srp_daemon and ib_srp
+ * use them on InfiniBand only, so RoCE ports serve them when asked to.
+ */
+static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
+{
+	return rdma_protocol_ib(dev, port) ||
+	       (ib_cm_on_roce && rdma_cap_ib_cm(dev, port) &&
+		rdma_cap_ib_mad(dev, port));
+}
+
 /**
  * srpt_set_ioc() - set the state of one slot in an IOUnitInfo controller list.
  * @c_list: controller list, four bits per slot.
@@ -635,7 +651,8 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_NO_IOC);
 		return;
 	}
-	if (hi < lo || hi > 1) {
+	/* One service per controller: the only valid range is 0-0. */
+	if (hi || lo) {
 		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
 		return;
 	}
@@ -747,6 +764,8 @@ static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
 		break;
 	default:
+		dm_mad->mad_hdr.method = rq_mad->mad_hdr.method |
+					 IB_MGMT_METHOD_RESP;
 		dm_mad->mad_hdr.status =
 			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD);
 		break;
@@ -771,12 +790,13 @@ free_recv:
  * @sport: port to refresh.
  *
  * Updates the LIDs, GID index 0 and the two port names derived from it. On
- * an InfiniBand port without a MAD agent, advertises IsDeviceManagement-
- * Supported and registers the DM agent. Failing that (common with SR-IOV
+ * a port without a MAD agent that serves the IB CM (InfiniBand, or RoCE
+ * with ib_cm_on_roce), registers the DM agent; on InfiniBand it also
+ * advertises IsDeviceManagementSupported. Failing that (common with SR-IOV
  * virtual functions) only means srp_daemon cannot discover the port, so it
- * is reported once per port and otherwise ignored. A port has its
- * capability bit set by this driver if and only if @sport->mad_agent is
- * non-NULL.
+ * is reported once per port and otherwise ignored. An InfiniBand port has
+ * its capability bit set by this driver if and only if @sport->mad_agent
+ * is non-NULL.
  *
  * Return: 0 on success or the negative error code of ib_query_port().
  */
@@ -817,12 +837,14 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	}
 	mutex_unlock(&srpt_dev_mutex);
 
-	if (!rdma_protocol_ib(dev, sport->port) || sport->mad_agent)
+	if (!srpt_serves_ib_cm(dev, sport->port) || sport->mad_agent)
 		return 0;
 
+	/* IsDM is read by the subnet manager: there is none on RoCE. */
 	memset(&port_modify, 0, sizeof(port_modify));
 	port_modify.set_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
-	ret = ib_modify_port(dev, sport->port, 0, &port_modify);
+	ret = rdma_protocol_ib(dev, sport->port) ?
+	      ib_modify_port(dev, sport->port, 0, &port_modify) : 0;
 	if (ret) {
 		if (!sport->dm_warned)
 			pr_warn("%s-%u: enabling device management failed (%d); srp_daemon will not find this port\n",
@@ -831,11 +853,17 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		return 0;
 	}
 
+	/*
+	 * Every request method, so that the ones this class does not define
+	 * are answered "unsupported method" instead of being dropped; not
+	 * Trap and TrapRepress, which are never answered with a response.
+	 */
 	memset(&reg_req, 0, sizeof(reg_req));
 	reg_req.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
 	reg_req.mgmt_class_version = IB_MGMT_BASE_VERSION;
-	__set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
-	__set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);
+	bitmap_set(reg_req.method_mask, 1, IB_MGMT_METHOD_RESP - 1);
+	__clear_bit(IB_MGMT_METHOD_TRAP, reg_req.method_mask);
+	__clear_bit(IB_MGMT_METHOD_TRAP_REPRESS, reg_req.method_mask);
 
 	agent = ib_register_mad_agent(dev, sport->port, IB_QPT_GSI, &reg_req, 0,
 				      srpt_mad_send_handler,
@@ -849,7 +877,8 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		/* Do not advertise a service nobody answers. */
 		memset(&port_modify, 0, sizeof(port_modify));
 		port_modify.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
-		ib_modify_port(dev, sport->port, 0, &port_modify);
+		if (rdma_protocol_ib(dev, sport->port))
+			ib_modify_port(dev, sport->port, 0, &port_modify);
 		return 0;
 	}
 
@@ -881,7 +910,8 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 		if (!sport->mad_agent)
 			continue;
 		/* The device may be going away; nothing to do on failure. */
-		ib_modify_port(sdev->device, i, 0, &port_modify);
+		if (rdma_protocol_ib(sdev->device, i))
+			ib_modify_port(sdev->device, i, 0, &port_modify);
 		ib_unregister_mad_agent(sport->mad_agent);
 		sport->mad_agent = NULL;
 	}
@@ -5647,9 +5677,9 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
  * srpt_add_one() - InfiniBand device addition callback function.
  * @device: the new RDMA device.
  *
- * Sets up the PD, the IB CM listener (InfiniBand ports only), the ports
- * and their DM agents; the async event handler is registered last, once
- * everything it touches exists.
+ * Sets up the PD, the IB CM listener (InfiniBand ports; RoCE ports too with
+ * ib_cm_on_roce), the ports and their DM agents; the async event handler
+ * is registered last, once everything it touches exists.
  *
  * Return: 0 or a negative errno.
  */
@@ -5682,7 +5712,7 @@ static int srpt_add_one(struct ib_device *device)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
 
 	rdma_for_each_port(device, i)
-		has_ib |= rdma_protocol_ib(device, i);
+		has_ib |= srpt_serves_ib_cm(device, i);
 	if (has_ib) {
 		ret = srpt_ib_cm_listen(sdev);
 		if (ret)

@@ -684,7 +684,8 @@ struct srpt_port_id {
 /**
  * struct srpt_port - one RDMA port of an HCA.
  * @sdev: owning device.
- * @mad_agent: DM MAD agent, NULL on iWARP/RoCE or if registration failed.
+ * @mad_agent: DM MAD agent; NULL on iWARP, on RoCE without ib_cm_on_roce,
+ *             or if registration failed.
  * @enabled: a TPG of this port is enabled; logins accepted.
  * @port: port number, 1-based.
  * @sm_lid: LID of the subnet manager.

@@ -268,7 +268,7 @@ static void srpt_dm_svc_entries_name_format(struct kunit *test)
 	struct ib_dm_mad *mad = srpt_test_dm_mad(test);
 	struct ib_dm_svc_entries *se = (void *)mad->data;
 
-	srpt_get_svc_entries(0xABCDEF0123456789ULL, 1, 1, 0, mad);
+	srpt_get_svc_entries(0xABCDEF0123456789ULL, 1, 0, 0, mad);
 	KUNIT_EXPECT_EQ(test, srpt_test_status(mad), 0);
 	KUNIT_EXPECT_STREQ(test, (char *)se->service_entries[0].name,
 			   "SRP.T10:abcdef0123456789");
@@ -294,11 +294,12 @@ static const struct srpt_svc_case srpt_svc_cases[] = {
 	{ 2, 0, 0, DM_MAD_STATUS_NO_IOC },
 	{ 16, 0, 0, DM_MAD_STATUS_NO_IOC },
 	{ 1, 0, 1, DM_MAD_STATUS_INVALID_FIELD },	/* hi < lo */
-	{ 1, 2, 0, DM_MAD_STATUS_INVALID_FIELD },	/* hi > 1 */
+	{ 1, 2, 0, DM_MAD_STATUS_INVALID_FIELD },
 	{ 1, 2, 2, DM_MAD_STATUS_INVALID_FIELD },
 	{ 1, 255, 0, DM_MAD_STATUS_INVALID_FIELD },
-	{ 1, 1, 0, 0 },
-	{ 1, 1, 1, 0 },
+	/* Entry 1 does not exist: the controller has one service, entry 0. */
+	{ 1, 1, 0, DM_MAD_STATUS_INVALID_FIELD },
+	{ 1, 1, 1, DM_MAD_STATUS_INVALID_FIELD },
 	{ 1, 0, 0, 0 },
 };
 
@@ -392,7 +393,7 @@ static void srpt_dm_get_svc_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(se->service_entries[0].id), SRPT_TEST_GUID);
 
 	rsp = srpt_test_get(test, DM_ATTR_SVC_ENTRIES, 1 << 16 | 1 << 8 | 0);
-	KUNIT_EXPECT_EQ(test, srpt_test_status(rsp), 0);
+	KUNIT_EXPECT_EQ(test, srpt_test_status(rsp), DM_MAD_STATUS_INVALID_FIELD);
 	rsp = srpt_test_get(test, DM_ATTR_SVC_ENTRIES, 2 << 16);
 	KUNIT_EXPECT_EQ(test, srpt_test_status(rsp), DM_MAD_STATUS_NO_IOC);
 	rsp = srpt_test_get(test, DM_ATTR_SVC_ENTRIES, 0);

@@ -77,6 +77,13 @@ if [[ " ${scenarios[*]} " == *" 88-netns "* ]] && [ -z "${SIW_KO:-}" ] &&
 	export SIW_KO
 fi
 
+# 78-dm-mad's user-space Device Management client.
+dm_tool=
+if [[ " ${scenarios[*]} " == *" 78-dm-mad "* ]]; then
+	make -s -C "$REPO/tests/hostile" O="$out" "$out/srpt-dm" >"$out/srpt-dm-build.log" 2>&1 &&
+		dm_tool=$out/srpt-dm || echo "e2e: building srpt-dm failed (see $out/srpt-dm-build.log)"
+fi
+
 # Guest budget: sum of scenario timeouts plus boot and slack.
 # (A scenario that times out also spends up to 150 s in cleanup.)
 # The debug kernel runs about three times slower: its scenarios get twice
@@ -94,7 +101,7 @@ start=$(date +%s)
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
 	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
-	--env "E2E_TIMEOUT_MUL=$mul"
+	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool"
 vmrc=$?
 secs=$(( $(date +%s) - start ))
 
