@@ -75,8 +75,8 @@ run_tier() { # name command...
 	summary+=("$(printf '%-10s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" $(( $(date +%s) - t0 )) "$rc")")
 }
 
-E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,srq
-E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,netns,trace
+E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
+E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,ib-cm,netns,trace
 for t in $TIERS; do
 	case "$t" in
 	lint) run_tier lint "$SRC/scripts/lint.sh" ;;

@@ -84,6 +84,20 @@ if [[ " ${scenarios[*]} " == *" 78-dm-mad "* ]]; then
 		dm_tool=$out/srpt-dm || echo "e2e: building srpt-dm failed (see $out/srpt-dm-build.log)"
 fi
 
+# 79-ib-cm's initiator: a kernel module, built for the guest kernel.
+ibcm_ko=
+if [[ " ${scenarios[*]} " == *" 79-ib-cm "* ]]; then
+	if [ "$KVER" = debug ]; then
+		kd=$(CACHE=$CACHE "$REPO/scripts/debug-kernel.sh" --kdir)
+	else
+		kd=/lib/modules/$(newest_headers "$KVER")/build
+	fi
+	mkdir -p "$out/ibcm"
+	cp "$REPO/tests/ibcm/Kbuild" "$REPO/tests/ibcm/srpt_ibcm.c" "$out/ibcm/"
+	make -C "$kd" M="$out/ibcm" modules >"$out/ibcm-build.log" 2>&1 &&
+		ibcm_ko=$out/ibcm/srpt_ibcm.ko || echo "e2e: building srpt_ibcm.ko failed (see $out/ibcm-build.log)"
+fi
+
 # Guest budget: sum of scenario timeouts plus boot and slack.
 # (A scenario that times out also spends up to 150 s in cleanup.)
 # The debug kernel runs about three times slower: its scenarios get twice
@@ -101,7 +115,7 @@ start=$(date +%s)
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
 	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
-	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool"
+	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko"
 vmrc=$?
 secs=$(( $(date +%s) - start ))
 

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Logins through the IB CM over soft-RoCE (ib_cm_on_roce=1), driven by the
+# kernel test module tests/ibcm/srpt_ibcm.c (built by scripts/e2e.sh for
+# the guest kernel): a REQ to the service ID carrying an SRP_LOGIN_REQ for
+# an initiator port ID that only an ACL names,
+#  - REP with SRP_LOGIN_RSP, RTU, a WRITE(10) and a READ(10) of the same 8
+#    blocks through direct descriptors, identical data, then a DREQ from the
+#    initiator answered by a DREP; the target's channel is released (through
+#    its TimeWait) and the ACL shows no session;
+#  - a wrong target port ID: REJ with SRP_LOGIN_REJ 0x00010003;
+#  - logged in, then the ACL removed: the target sends the DREQ;
+#  - the same REQ without ib_cm_on_roce: nobody listens, the IB CM itself
+#    rejects it ("invalid service ID").
+# timeout: 180
+. "$REPO/tests/lib.sh"
+set -e
+[ -r "${SRPT_IBCM:-}" ] || die "no test module (SRPT_IBCM=${SRPT_IBCM:-}): scripts/e2e.sh builds it"
+rxe_setup
+srpt_load ib_cm_on_roce=1
+dev=$(bs_null nb0 16)
+bs=$(lio_iblock nb0 "$dev")
+srpt_target_create
+srpt_lun 0 "$bs"
+gid=$(gid0_hex)
+guid=$(target_guid)
+iext=1bc0000000000001
+acl=$(tpg_dir)/acls/0x$iext${gid:16:16}
+srpt_acl_add "0x$iext${gid:16:16}"
+srpt_enable
+ibcm() { # mode [param...]
+	local m=$1 rc=0
+	shift
+	insmod "$SRPT_IBCM" dev="$RXE" dgid="$gid" sid="$guid" tport="$guid$guid" \
+		iext="$iext" mode="$m" "$@" || rc=$?
+	dmesg | tail -n +"$((mark + 1))" | grep -E "srpt_ibcm|ib_srpt" >&2 || true
+	grep -qw '^srpt_ibcm' /proc/modules && rmmod srpt_ibcm
+	return $rc
+}
+mark=$(dmesg | wc -l)
+ibcm io || die "IB CM login, I/O and DREQ (above)"
+wait_for 30 grep -q "No active SRP session" "$acl/info" ||
+	die "the target still has the channel 30 s after the DREQ: $(tr '\n' ' ' <"$acl/info")"
+log "ok: login, write, read back and initiator DREQ over the IB CM; channel released"
+
+mark=$(dmesg | wc -l)
+ibcm reject tport="${guid}ffffffffffffffff" reason=0x10003 ||
+	die "a wrong target port ID was not refused with SRP_LOGIN_REJ 0x00010003"
+log "ok: wrong target port ID refused"
+
+mark=$(dmesg | wc -l)
+ibcm target-dreq &
+pid=$!
+wait_for 30 sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'waiting for the target'" ||
+	die "the target-DREQ login did not get as far as waiting"
+rm -f "$acl/lun_0/map"
+rmdir "$acl/lun_0" "$acl"
+wait "$pid" || die "removing the ACL did not make the target send a DREQ"
+log "ok: removing the ACL sent a DREQ to the IB CM initiator"
+
+srpt_teardown
+srpt_unload
+srpt_load
+mark=$(dmesg | wc -l)
+ibcm no-listener || die "without ib_cm_on_roce the REQ did not end in the IB CM's own REJ"
+log "ok: without ib_cm_on_roce the IB CM rejects the REQ itself (invalid service ID)"
