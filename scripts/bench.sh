@@ -17,7 +17,9 @@
 # BENCH_PEERS ("nvmet bare": the other setups measured besides the ib_srpts),
 # BENCH_WIRE (1: perftest), BENCH_SCALE (1: also the channel/LUN scaling
 # table; `make bench-scale` runs only that), BENCH_PROFILE (1: also per-I/O
-# event counts and perf profiles of ours and distro).
+# event counts and perf profiles of ours and distro), BENCH_INSN (1:
+# guest instructions per I/O per module from a QEMU TCG plugin, before
+# everything else; INSN_ROUNDS, default 2, passes of it).
 # Ends with "N passed, N failed".
 set -uo pipefail
 
@@ -68,22 +70,50 @@ modules="$srpts $peers"
 echo "bench: KVER=$KVER ${ko:+KO=$ko }setups: $modules, $rounds rounds, ${runtime}s per job" \
 	"$([ "$scale" = 1 ] && echo '+ scaling')$([ "$profile" = 1 ] && echo ' + profile')"
 
+# Guest instructions per I/O, counted by a QEMU TCG plugin (BENCH_INSN=1).
+insn=${BENCH_INSN:-1}
+insn_dir=
+if [ "$insn" = 1 ]; then
+	insn_dir=$(CACHE=$CACHE "$REPO/scripts/insn-plugin.sh") ||
+		{ echo "bench: cannot build the instruction-counting plugin"; insn=0; }
+fi
+[ "$insn" = 1 ] && export VM_PLUGIN="$insn_dir/insn_plugin.so,out=$out/insn.bin"
+
 njobs=$(echo ${BENCH_JOBS:-x x x x x x} | wc -w)
 budget=240
 [ "$main" = 1 ] && budget=$(( budget + rounds * ($(echo $modules | wc -w) * (60 + njobs * (runtime + 15)) + 240) ))
 [ "$scale" = 1 ] && budget=$(( budget + 10 * (150 + runtime) ))
 [ "$profile" = 1 ] && budget=$(( budget + 2 * (120 + 4 * (3 * runtime + 150)) ))
+[ "$insn" = 1 ] && budget=$(( budget + ${INSN_ROUNDS:-2} * $(echo $modules | wc -w) * (120 + njobs * 60) ))
 "$REPO/scripts/vm.sh" --kver "$KVER" --module "${srpts##* }" --quiet ${ko:+--ko "$ko"} \
 	--run "$REPO/tests/bench-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BENCH_MODULES=$modules" --env "BENCH_ROUNDS=$rounds" \
 	--env "BENCH_RUNTIME=$runtime" --env "BENCH_JOBS=${BENCH_JOBS:-}" \
 	--env "BENCH_MAIN=$main" --env "BENCH_SCALE=$scale" --env "BENCH_PROFILE=$profile" \
-	--env "BENCH_WIRE=${BENCH_WIRE:-1}" \
+	--env "BENCH_WIRE=${BENCH_WIRE:-1}" --env "BENCH_INSN=$insn" \
+	--env "INSN_MARK=$insn_dir/insn_mark" --env "INSN_ROUNDS=${INSN_ROUNDS:-2}" \
 	--env "BENCH_SCALE_MODULES=$srpts" --env "BENCH_PROFILE_MODULES=$srpts"
 vmrc=$?
 
 echo
-python3 "$REPO/scripts/bench-report.py" "$out" "$modules" "$vmrc" "$KVER" "$main" "$scale" "$profile"
-rc=$?
+irc=0
+if [ "$insn" = 1 ]; then
+	python3 "$REPO/scripts/insn-report.py" "$out" "$([ "$profile" = 1 ] && echo profile)" |
+		tee "$out/insn-report.txt"
+	irc=${PIPESTATUS[0]}
+	echo
+fi
+python3 "$REPO/scripts/bench-report.py" "$out" "$modules" "$vmrc" "$KVER" "$main" "$scale" "$profile" |
+	tee "$out/report.txt" | grep -vE '^[0-9]+ passed, [0-9]+ failed$'
+rc=${PIPESTATUS[0]}
+# One summary for both reports.
+p=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p' "$out/report.txt")
+f=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p' "$out/report.txt")
+if [ "$insn" = 1 ]; then
+	p=$(( ${p:-0} + $(sed -nE 's/^insn: ([0-9]+) passed.*/\1/p' "$out/insn-report.txt" | tail -n 1) ))
+	f=$(( ${f:-0} + $(sed -nE 's/^insn: [0-9]+ passed, ([0-9]+) failed.*/\1/p' "$out/insn-report.txt" | tail -n 1) ))
+fi
+[ "$irc" = 0 ] || [ "${f:-0}" != 0 ] || f=1
 echo "bench: results in $out"
-exit $rc
+echo "${p:-0} passed, ${f:-1} failed"
+[ "$rc" = 0 ] && [ "$irc" = 0 ]

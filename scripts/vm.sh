@@ -21,6 +21,7 @@
 # TRANSPORT=rxe|siw (environment or --env) picks soft-RoCE (default) or
 # soft-iWARP in the guest; siw.ko, missing from Debian's kernels, is built
 # first (scripts/siw.sh) and passed as SIW_KO.
+# VM_PLUGIN=<file.so>,<args> loads a QEMU TCG plugin (make bench).
 # Debugging: VM_APPEND adds kernel parameters; VM_MONITOR=<socket path>
 # opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
@@ -206,6 +207,8 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
 	-fsdev "local,path=$out,security_model=none,multidevs=remap,id=o"
 	-device virtio-9p-pci,fsdev=o,mount_tag=out
 	-device virtio-rng-pci)
+# make bench: a TCG plugin (tests/bench/insn_plugin.c) with its arguments.
+[ -n "${VM_PLUGIN:-}" ] && qemu+=(-plugin "$VM_PLUGIN")
 
 mkdir -p "$(dirname "$LOCK")"
 say "kernel $rel, module $module, script $run"

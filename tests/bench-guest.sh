@@ -23,6 +23,8 @@
 # allocations, lock contention, post/poll calls) and a perf profile for
 # ours and distro, to /out/profile.txt and /out/perf-<module>-<job>.txt.
 #
+# BENCH_INSN=1: guest instructions per I/O (see insn_rounds), first.
+#
 # Environment: BENCH_MODULES ("distro ours nvmet bare"), BENCH_ROUNDS (3),
 # BENCH_RUNTIME (seconds per job, 10), BENCH_JOBS (subset of the job names).
 . "$REPO/tests/lib.sh"
@@ -519,8 +521,69 @@ profile_rounds() {
 	sed 's/^/## profile-work: /' /out/profile-work.txt
 }
 
+# ---------------------------------------------------- instruction counts
+# BENCH_INSN=1 (QEMU runs tests/bench/insn_plugin.c): for each setup but
+# bare, INSN_ROUNDS times, each job as a fixed number of I/Os between two
+# runs of the marker program ($INSN_MARK). The plugin numbers the marks in
+# the order they run, as insn_n does here. /out/insn.txt gets one line per
+# job: <setup> <round> <job> <end mark> <I/Os>; /out/insn-kallsyms-<setup>-
+# <round>.txt the text symbols while that setup was loaded.
+insn_n=0
+insn_mark() { "$INSN_MARK" && insn_n=$((insn_n + 1)); }
+
+insn_job() { # setup round job disk
+	local m=$1 r=$2 j=$3 disk=$4 args n ios
+	args=$(job_args "$j") || return 2
+	case "$j" in *-1m-*) n=${INSN_IOS_1M:-300} ;; *) n=${INSN_IOS_4K:-3000} ;; esac
+	insn_mark || return 1
+	# shellcheck disable=SC2086
+	run_deadline 300 fio --name="$j" --filename="$disk" --direct=1 \
+		--ioengine=libaio $args --number_ios="$n" --size=1G \
+		--randrepeat=1 --randseed=4242 --norandommap --iomem=shmhuge \
+		--output-format=json >/tmp/fio.json 2>/tmp/fio.err
+	local frc=$?
+	insn_mark || return 1
+	[ $frc = 0 ] || { echo "## insn: fio $j on $m failed: $(tail -n 1 /tmp/fio.err)"; return $frc; }
+	ios=$(python3 -c 'import json; d = json.load(open("/tmp/fio.json"))["jobs"][0]; print(d["read"]["total_ios"] + d["write"]["total_ios"])')
+	echo "$m $r $j $insn_n $ios" >>/out/insn.txt
+	echo "## insn: $m round $r $j: $ios I/Os, mark $insn_n"
+}
+
+insn_rounds() {
+	local r m j disk
+	: >/out/insn.txt
+	# fio's buffers in huge pages: from scattered 4 KiB pages a 1 MiB
+	# I/O is split into as many commands as the page layout dictates.
+	echo 64 >/proc/sys/vm/nr_hugepages
+	[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 16 ] ||
+		echo "## insn: only $(cat /proc/sys/vm/nr_hugepages) huge pages"
+	for ((r = 1; r <= ${INSN_ROUNDS:-2}; r++)); do
+		for m in $modules; do
+			[ "$m" = bare ] && continue
+			: >/tmp/bench-disk
+			run_deadline 120 serve_and_login "$m" >/tmp/bench-disk 2>/tmp/bench-setup.log
+			disk=$(tail -n 1 /tmp/bench-disk)
+			if [ ! -b "$disk" ]; then
+				echo "## insn: $m setup failed"
+				run_deadline 120 cleanup "$m" >/dev/null 2>&1
+				continue
+			fi
+			grep -E '^[0-9a-f]+ [tT] ' /proc/kallsyms >"/out/insn-kallsyms-$m-$r.txt"
+			# No merging: a sequential 1M job would otherwise become
+			# as many commands as the timing of its merges allows.
+			echo 2 >"/sys/block/$(basename "$(readlink -f "$disk")")/queue/nomerges" ||
+				echo "## insn: cannot turn off merges on $disk"
+			for j in $jobs; do
+				insn_job "$m" "$r" "$j" "$disk" || break
+			done
+			run_deadline 120 cleanup "$m" >/dev/null 2>&1 || { echo "## insn: $m stuck"; return 1; }
+		done
+	done
+}
+
 # Round 1, then the profile and the scaling table, then the other rounds:
 # a run cut short still has something of every part.
+[ "${BENCH_INSN:-0}" = 1 ] && insn_rounds
 [ "${BENCH_MAIN:-1}" = 1 ] && main_rounds 1 1
 [ "${BENCH_PROFILE:-0}" = 1 ] && profile_rounds
 [ "${BENCH_SCALE:-0}" = 1 ] && scale_rounds
