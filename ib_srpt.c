@@ -1042,7 +1042,8 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @ioctx: send I/O context of the command.
  * @new: new state.
  *
- * A command that reached SRPT_CMD_FINISHED keeps that state.
+ * A command that reached SRPT_CMD_FINISHED keeps that state; any other
+ * move is allowed (see &enum srpt_cmd_phase for the two that go back).
  *
  * Return: the previous state.
  */

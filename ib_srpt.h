@@ -17,6 +17,24 @@
  *    reference of their own. Freed with kfree_rcu().
  *  - Channel lists (&srpt_initiator.ch_list, &srpt_port.initiators) are
  *    read and changed under &srpt_port.mutex only.
+ *
+ * Lock order (outer first; lockdep checks it on the debug kernel tier):
+ *   srpt_rdma_cm_mutex        the RDMA/CM listeners of every namespace
+ *   [RDMA/CM handler_mutex]   held around our RDMA/CM event handler
+ *   srpt_dev_mutex            srpt_dev_list and the port names
+ *   srpt_device.sdev_mutex    use_srq, the SRQ, device removal
+ *   srpt_port_id.mutex        a configfs name's TPG list and its port
+ *   [LIO acl_node_mutex]      taken by the target core under the above
+ *   srpt_port.mutex           the port's initiators and their channels
+ *   srpt_rdma_ch.spinlock     innermost; irqsave, any context
+ * srpt_port_id.mutex and srpt_port.mutex are never held together. The IB
+ * CM and RDMA/CM handlers take locks from srpt_dev_mutex inward; configfs
+ * callbacks enter at srpt_rdma_cm_mutex (listeners) or srpt_port_id.mutex
+ * (TPGs, ACLs). All mutexes are taken in process context only. Waits for
+ * channels to go (release work, drains) happen with no driver lock held,
+ * and srpt_sdev_put() is never called under one: the last put may free
+ * what the lock lives in. QP event and completion handlers take no driver
+ * mutex, only the channel spinlock.
  */
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
@@ -282,6 +300,15 @@ enum {
  * @SRPT_CMD_FINISHED: the send completed, or the command was aborted or
  *		       dropped; a later transition never leaves this phase,
  *		       so a late completion cannot resurrect it.
+ *
+ * The order above is the usual one, not a rule srpt_set_cmd_state()
+ * enforces: the only rule is that FINISHED is final. Two moves go back on
+ * purpose: FETCH_TABLE to NEW once an external descriptor table has been
+ * read (the command then starts as if the table had come in the IU), and
+ * RSP_POSTED or TMF_RSP_POSTED to the phase before when the response could
+ * not be posted yet (-ENOMEM or -EAGAIN: the target core queues it again).
+ * Leaving WAIT_DATA, which the RDMA READ completion and an abort race for,
+ * goes through srpt_test_and_set_cmd_state(): only one of them wins.
  */
 enum srpt_cmd_phase {
 	SRPT_CMD_NEW,
