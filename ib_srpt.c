@@ -6926,5 +6926,13 @@ module_init(srpt_init_module);
 module_exit(srpt_cleanup_module);
 
 #if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
-#include "kunit/ib_srpt_test.c"
+#include "kunit/srpt_desc_kunit.c"
+#include "kunit/srpt_login_kunit.c"
+#include "kunit/srpt_dm_kunit.c"
+#include "kunit/srpt_rsp_kunit.c"
+#include "kunit/srpt_name_kunit.c"
+#include "kunit/srpt_state_kunit.c"
+#include "kunit/srpt_adopt_kunit.c"
+#include "kunit/srpt_queue_pressure_kunit.c"
+#include "kunit/srpt_upstream_names_kunit.c"
 #endif

@@ -4,6 +4,8 @@
  * SRP-2 immediate data). IUs are built byte by byte in a buffer.
  */
 
+#include "srpt_kunit.h"
+
 #define SRPT_TEST_IU_SIZE	9216
 
 /* Data-out format in the high nibble, data-in format in the low nibble. */
@@ -625,3 +627,5 @@ static struct kunit_suite srpt_desc_suite = {
 	.name = "ib_srpt_desc",
 	.test_cases = srpt_desc_cases,
 };
+
+kunit_test_suite(srpt_desc_suite);

@@ -4,6 +4,8 @@
  * commands and srpt_set_ch_state() for channels (forward-only).
  */
 
+#include "srpt_kunit.h"
+
 static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
 					       enum srpt_cmd_phase state)
 {
@@ -187,3 +189,5 @@ static struct kunit_suite srpt_state_suite = {
 	.name = "ib_srpt_state",
 	.test_cases = srpt_state_cases,
 };
+
+kunit_test_suite(srpt_state_suite);

@@ -6,6 +6,8 @@
  * Byte offsets are checked against the wire layout, not only the structs.
  */
 
+#include "srpt_kunit.h"
+
 #define SRPT_TEST_GUID		0x0002c90300a1b2c3ULL
 #define SRPT_TEST_MAX_REQ_SIZE	4200
 
@@ -452,3 +454,5 @@ static struct kunit_suite srpt_dm_suite = {
 	.exit = srpt_dm_exit,
 	.test_cases = srpt_dm_cases,
 };
+
+kunit_test_suite(srpt_dm_suite);

@@ -4,6 +4,8 @@
  * mappings of SRP task management functions and task attributes to LIO.
  */
 
+#include "srpt_kunit.h"
+
 #define SRPT_TEST_RSP_BUF	512
 #define SRPT_TEST_REQ_LIM	10
 
@@ -524,3 +526,5 @@ static struct kunit_suite srpt_rsp_suite = {
 	.init = srpt_rsp_init,
 	.test_cases = srpt_rsp_cases,
 };
+
+kunit_test_suite(srpt_rsp_suite);

@@ -6,6 +6,8 @@
  * The devices here are fakes that only carry what these functions touch.
  */
 
+#include "srpt_kunit.h"
+
 #define SRPT_TEST_ADOPT_GUID	"0002:c903:000a:bcde"
 #define SRPT_TEST_GID	"0xfe800000000000000002c903000abcde"
 
@@ -191,3 +193,5 @@ static struct kunit_suite srpt_adopt_suite = {
 	.name = "ib_srpt_adopt",
 	.test_cases = srpt_adopt_cases,
 };
+
+kunit_test_suite(srpt_adopt_suite);

@@ -9,6 +9,8 @@
  * SRP_CRED_RSP it expects.
  */
 
+#include "srpt_kunit.h"
+
 #define SRPT_TEST_SQ_WRS	10
 
 struct srpt_load_fixture {
@@ -640,8 +642,10 @@ static struct kunit_case srpt_load_cases[] = {
 	{}
 };
 
-static struct kunit_suite srpt_load_suite = {
-	.name = "ib_srpt_load",
+static struct kunit_suite srpt_queue_pressure_suite = {
+	.name = "ib_srpt_queue_pressure",
 	.init = srpt_load_init,
 	.test_cases = srpt_load_cases,
 };
+
+kunit_test_suite(srpt_queue_pressure_suite);

@@ -5,6 +5,8 @@
  * IPv4/IPv6 addresses for RDMA/CM logins).
  */
 
+#include "srpt_kunit.h"
+
 static const u8 srpt_test_id_full[16] = {
 	0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xbc, 0xde,
@@ -305,3 +307,5 @@ static struct kunit_suite srpt_name_suite = {
 	.name = "ib_srpt_name",
 	.test_cases = srpt_name_cases,
 };
+
+kunit_test_suite(srpt_name_suite);

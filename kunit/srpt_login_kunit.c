@@ -4,6 +4,8 @@
  * srpt_fill_login_rsp(), srpt_fill_login_rej(), srpt_multichan_rsp_flags().
  */
 
+#include "srpt_kunit.h"
+
 static const u8 srpt_test_tport[16] = {
 	0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
 	0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
@@ -335,3 +337,5 @@ static struct kunit_suite srpt_login_suite = {
 	.name = "ib_srpt_login",
 	.test_cases = srpt_login_cases,
 };
+
+kunit_test_suite(srpt_login_suite);

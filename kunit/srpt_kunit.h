@@ -1,10 +1,13 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * KUnit suites for ib_srpt. This file is #included at the end of ib_srpt.c
- * (under CONFIG_INFINIBAND_SRPT_KUNIT_TEST) so that the suites can call the
- * driver's static functions. Each suite lives in its own file next to this
- * one; they share the helpers below. Run them with `make kunit`.
+ * Helpers shared by the ib_srpt KUnit suites. Each suite is a
+ * kunit/srpt_<area>_kunit.c file that ib_srpt.c #includes at its end
+ * (under CONFIG_INFINIBAND_SRPT_KUNIT_TEST), so that it can call the
+ * driver's static functions; each registers its own suite.
  */
+#ifndef SRPT_KUNIT_H
+#define SRPT_KUNIT_H
+
 #include <kunit/test.h>
 #include <linux/string.h>
 #include <linux/overflow.h>
@@ -21,7 +24,7 @@ static inline u8 srpt_test_byte(const void *p, size_t off)
 }
 
 /* True if @len bytes at @p all equal @v. */
-static bool srpt_test_all_eq(const void *p, size_t len, u8 v)
+static inline bool srpt_test_all_eq(const void *p, size_t len, u8 v)
 {
 	const u8 *b = p;
 	size_t i;
@@ -36,7 +39,7 @@ static bool srpt_test_all_eq(const void *p, size_t len, u8 v)
  * Description of a string row of a KUNIT_ARRAY_PARAM table: quoted, with
  * control characters escaped so that the KTAP result stays one line.
  */
-static void srpt_test_str_desc(const char * const *s, char *desc)
+static inline void srpt_test_str_desc(const char * const *s, char *desc)
 {
 	char *p = desc, *end = desc + KUNIT_PARAM_DESC_SIZE - 4;
 	const char *c;
@@ -54,22 +57,4 @@ static void srpt_test_str_desc(const char * const *s, char *desc)
 	*p = '\0';
 }
 
-#include "srpt_desc_test.c"
-#include "srpt_login_test.c"
-#include "srpt_dm_test.c"
-#include "srpt_rsp_test.c"
-#include "srpt_name_test.c"
-#include "srpt_state_test.c"
-#include "srpt_adopt_test.c"
-#include "srpt_load_test.c"
-#include "srpt_compat_test.c"
-
-kunit_test_suites(&srpt_desc_suite,
-		  &srpt_login_suite,
-		  &srpt_dm_suite,
-		  &srpt_rsp_suite,
-		  &srpt_name_suite,
-		  &srpt_state_suite,
-		  &srpt_adopt_suite,
-		  &srpt_load_suite,
-		  &srpt_compat_suite);
+#endif /* SRPT_KUNIT_H */

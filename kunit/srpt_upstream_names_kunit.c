@@ -6,6 +6,8 @@
  * and RDMA/CM logins on GUID- and GID-named target ports.
  */
 
+#include "srpt_kunit.h"
+
 struct srpt_compat_guid_row {
 	const char *text;
 	u64 guid;
@@ -282,7 +284,9 @@ static struct kunit_case srpt_compat_cases[] = {
 	{}
 };
 
-static struct kunit_suite srpt_compat_suite = {
-	.name = "ib_srpt_compat",
+static struct kunit_suite srpt_upstream_names_suite = {
+	.name = "ib_srpt_upstream_names",
 	.test_cases = srpt_compat_cases,
 };
+
+kunit_test_suite(srpt_upstream_names_suite);
