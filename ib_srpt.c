@@ -90,7 +90,7 @@ enum {
 /* How long an SRP_T_LOGOUT may take to be delivered before the close. */
 #define SRPT_LOGOUT_GRACE	msecs_to_jiffies(1000)
 
-static unsigned int srp_max_req_size = SRP_MAX_REQ_SIZE_DEFAULT;
+static unsigned int srp_max_req_size = SRPT_MAX_REQ_SIZE_DEFAULT;
 module_param(srp_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
 		 "Largest initiator-to-target IU accepted (at least 996, default 8276).");
@@ -274,7 +274,7 @@ struct srpt_data_desc {
 	srpt_ch_log(pr_info_ratelimited, ch, fmt, ##__VA_ARGS__)
 
 struct srpt_ch_state_sym {
-	enum srpt_ch_phase state;
+	enum srpt_ch_state state;
 	const char *name;
 };
 
@@ -288,7 +288,7 @@ srpt_ch_state_symbols(SRPT_CH_STATE_TABLE, srpt_ch_state_names);
  *
  * Return: a static string.
  */
-static const char *srpt_ch_state_name(enum srpt_ch_phase s)
+static const char *srpt_ch_state_name(enum srpt_ch_state s)
 {
 	int i;
 
@@ -342,9 +342,9 @@ static void srpt_sdev_put(struct srpt_device *sdev)
  *
  * Return: true if the state changed.
  */
-static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_phase new_state)
+static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new_state)
 {
-	enum srpt_ch_phase old;
+	enum srpt_ch_state old;
 	unsigned long flags;
 	bool changed = false;
 
@@ -1043,14 +1043,14 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @new: new state.
  *
  * A command that reached SRPT_CMD_FINISHED keeps that state; any other
- * move is allowed (see &enum srpt_cmd_phase for the two that go back).
+ * move is allowed (see &enum srpt_cmd_state for the two that go back).
  *
  * Return: the previous state.
  */
-static enum srpt_cmd_phase
-srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_phase new)
+static enum srpt_cmd_state
+srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_state new)
 {
-	enum srpt_cmd_phase previous = READ_ONCE(ioctx->state);
+	enum srpt_cmd_state previous = READ_ONCE(ioctx->state);
 
 	/* Lockless: two to four transitions per command, from any context. */
 	do {
@@ -1069,8 +1069,8 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_phase new)
  * Return: true if the state was @old and is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
-					enum srpt_cmd_phase old,
-					enum srpt_cmd_phase new)
+					enum srpt_cmd_state old,
+					enum srpt_cmd_state new)
 {
 	WARN_ON_ONCE(old == SRPT_CMD_FINISHED);
 	return try_cmpxchg(&ioctx->state, &old, new);
@@ -1899,7 +1899,7 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
  */
 static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 {
-	enum srpt_cmd_phase state;
+	enum srpt_cmd_state state;
 
 	/* The target core still owns a command waiting for data: fail it. */
 	if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
@@ -2074,7 +2074,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
 	struct srp_rsp *srp_rsp = ioctx->ioctx.buf + 0;
 	int resp_len = 4;
 
-	BUILD_BUG_ON(sizeof(*srp_rsp) + 4 > SRP_MAX_RSP_SIZE_MIN);
+	BUILD_BUG_ON(sizeof(*srp_rsp) + 4 > SRPT_MAX_RSP_SIZE_MIN);
 	memset(srp_rsp, 0, sizeof(*srp_rsp) + resp_len);
 	srp_rsp->opcode = SRP_RSP;
 	ioctx->rsp_credits = srpt_credit_delta(ch);
@@ -2713,7 +2713,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_recv_ioctx *recv =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
-	enum srpt_ch_phase state;
+	enum srpt_ch_state state;
 	unsigned long flags;
 
 	if (ch->use_srq)
@@ -2842,7 +2842,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
-	enum srpt_cmd_phase state;
+	enum srpt_cmd_state state;
 	u32 n = ioctx->n_rdma;
 
 	state = srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
@@ -3067,7 +3067,7 @@ static int srpt_queue_response(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
-	enum srpt_cmd_phase prev;
+	enum srpt_cmd_state prev;
 	bool with_data;
 	int ret;
 
@@ -3241,7 +3241,7 @@ static int srpt_write_pending(struct se_cmd *cmd)
  * srpt_get_tcm_cmd_state() - LIO callback: fabric state of a command.
  * @cmd: LIO command.
  *
- * Return: the &enum srpt_cmd_phase value.
+ * Return: the &enum srpt_cmd_state value.
  */
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
@@ -4210,10 +4210,10 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
  * The port keeps accepting logins while another TPG of either of its
  * names (GUID or GID form) is enabled; only this TPG's channels close.
  */
-static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_portal *stpg)
+static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 {
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
-	struct srpt_portal *other;
+	struct srpt_tpg *other;
 	bool any_live = false;
 	unsigned int i, n;
 
@@ -4244,7 +4244,7 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_portal *stpg)
 }
 
 /**
- * srpt_get_initiator() - find or create the I_T ini of a login.
+ * srpt_get_initiator() - find or create the initiator port of a login.
  * @sport: port.
  * @i_port_id: initiator port ID.
  * @t_port_id: target port ID.
@@ -4439,7 +4439,7 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 			      const u8 i_port_id[16], const struct sockaddr *src)
 {
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
-	struct srpt_portal *stpg;
+	struct srpt_tpg *stpg;
 	char *name;
 	int i, ret = -EACCES;
 
@@ -4552,7 +4552,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->max_it_iu_len = it_iu_len;
 	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
 	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->limits.srp_max_rsp_size),
-				   SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+				   SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
 	ch->max_ti_iu_len = ch->max_rsp_size;
 	ch->use_srq = sdev->use_srq;
 	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
@@ -4591,7 +4591,7 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_link_ch() - put a new channel on its I_T ini.
+ * srpt_link_ch() - put a new channel on its initiator port.
  * @ch: channel from srpt_alloc_ch().
  * @req: its login request.
  * @t_port_id: target port ID.
@@ -5498,7 +5498,7 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 			       struct srpt_port_id *id, const char *name,
 			       const char *old_name)
 {
-	struct srpt_portal *stpg;
+	struct srpt_tpg *stpg;
 	bool enabled = false;
 
 	lockdep_assert_held(&srpt_dev_mutex);
@@ -5660,7 +5660,7 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
 	init_waitqueue_head(&sport->freed_channels);
 	atomic_set(&sport->refcount, 0);
 	sport->limits.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE_DEFAULT;
-	sport->limits.srp_max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
+	sport->limits.srp_max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
 	sport->limits.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
 	sport->limits.use_srq = false;
 	srpt_init_port_id(sport, &sport->port_guid_id);
@@ -6141,7 +6141,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
 {
 	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
-	struct srpt_portal *stpg;
+	struct srpt_tpg *stpg;
 	u16 tag;
 	int ret;
 
@@ -6178,7 +6178,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
-	struct srpt_portal *stpg = container_of(tpg, struct srpt_portal, tpg);
+	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
 	struct srpt_port_id *port_id = stpg->sport_id;
 	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
 
@@ -6204,7 +6204,7 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
-	struct srpt_portal *stpg = container_of(se_tpg, struct srpt_portal, tpg);
+	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
 	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
 	int ret = 0;
 
@@ -6241,7 +6241,7 @@ static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
  */
 static u16 srpt_get_tag(struct se_portal_group *tpg)
 {
-	return container_of(tpg, struct srpt_portal, tpg)->tag;
+	return container_of(tpg, struct srpt_tpg, tpg)->tag;
 }
 
 /**
@@ -6408,7 +6408,7 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 	if (kstrtou32(page, 0, &val) || val < min || val > max) {
 		pr_err("%s: '%.*s' is not a number in %u..%u%s\n", what,
 		       (int)strcspn(page, "\n"), page, min, max,
-		       min == SRP_MAX_RSP_SIZE_MIN ?
+		       min == SRPT_MAX_RSP_SIZE_MIN ?
 		       " (a task-management response is 40 bytes)" : "");
 		return -EINVAL;
 	}
@@ -6462,7 +6462,7 @@ static ssize_t srpt_tpg_attrib_##name##_store(struct config_item *item,	\
 static_assert(srpt_tpg_attrib_##name##_min <= srpt_tpg_attrib_##name##_max)
 
 SRPT_TPG_U32_ATTR(srp_max_rdma_size, SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
-SRPT_TPG_U32_ATTR(srp_max_rsp_size, SRP_MAX_RSP_SIZE_MIN, SRP_MAX_RSP_SIZE_MAX);
+SRPT_TPG_U32_ATTR(srp_max_rsp_size, SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
 SRPT_TPG_U32_ATTR(srp_sq_size, SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
 
 /**
@@ -6700,7 +6700,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 	bool live = false, connecting = false;
 	unsigned int n_ch = 0, cid = 0;
 	struct se_session *se_sess;
-	enum srpt_ch_phase state;
+	enum srpt_ch_state state;
 	unsigned long flags;
 	ssize_t len = 0;
 
@@ -6843,9 +6843,9 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
-	if (srp_max_req_size < SRP_MAX_REQ_SIZE_MIN) {
+	if (srp_max_req_size < SRPT_MAX_REQ_SIZE_MIN) {
 		pr_err("srp_max_req_size %u is below %u: initiators cannot log in with a smaller IU\n",
-		       srp_max_req_size, SRP_MAX_REQ_SIZE_MIN);
+		       srp_max_req_size, SRPT_MAX_REQ_SIZE_MIN);
 		return -EINVAL;
 	}
 	/* Each receive buffer is one kmalloc()ed IU. */

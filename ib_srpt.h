@@ -203,12 +203,12 @@ static_assert(sizeof(struct ib_dm_svc_entries) == 192);
 enum {
 	/* Smallest IU the initiator may send: an SRP_CMD with one descriptor. */
 	SRPT_MIN_IT_IU_LEN	= 64,
-	SRP_MAX_REQ_SIZE_MIN	= 996,
-	SRP_MAX_REQ_SIZE_DEFAULT = 8276,
+	SRPT_MAX_REQ_SIZE_MIN	= 996,
+	SRPT_MAX_REQ_SIZE_DEFAULT = 8276,
 	/* A task management response: SRP_RSP header plus 4 bytes of data. */
-	SRP_MAX_RSP_SIZE_MIN	= 40,
-	SRP_MAX_RSP_SIZE_DEFAULT = 256,
-	SRP_MAX_RSP_SIZE_MAX	= 8192,
+	SRPT_MAX_RSP_SIZE_MIN	= 40,
+	SRPT_MAX_RSP_SIZE_DEFAULT = 256,
+	SRPT_MAX_RSP_SIZE_MAX	= 8192,
 	SRPT_SRQ_SIZE_MIN	= 4,
 	SRPT_SRQ_SIZE_MAX	= 65535,
 	SRPT_SRQ_SIZE_DEFAULT	= 4095,
@@ -280,9 +280,9 @@ enum {
 #define SRPT_NAME_LEN	36
 
 /**
- * enum srpt_cmd_phase - where a command or task management request is in
+ * enum srpt_cmd_state - where a command or task management request is in
  * its life, in the order it goes through them (the function that enters
- * each phase in brackets).
+ * each state in brackets).
  * @SRPT_CMD_NEW: received (srpt_get_send_ioctx()), not yet with the target
  *		  core.
  * @SRPT_CMD_FETCH_TABLE: its descriptor table is being read from initiator
@@ -298,19 +298,19 @@ enum {
  *		  (srpt_handle_tsk_mgmt()).
  * @SRPT_CMD_TMF_RSP_POSTED: its response is posted (srpt_queue_response()).
  * @SRPT_CMD_FINISHED: the send completed, or the command was aborted or
- *		       dropped; a later transition never leaves this phase,
+ *		       dropped; a later transition never leaves this state,
  *		       so a late completion cannot resurrect it.
  *
  * The order above is the usual one, not a rule srpt_set_cmd_state()
  * enforces: the only rule is that FINISHED is final. Two moves go back on
  * purpose: FETCH_TABLE to NEW once an external descriptor table has been
  * read (the command then starts as if the table had come in the IU), and
- * RSP_POSTED or TMF_RSP_POSTED to the phase before when the response could
+ * RSP_POSTED or TMF_RSP_POSTED to the state before when the response could
  * not be posted yet (-ENOMEM or -EAGAIN: the target core queues it again).
  * Leaving WAIT_DATA, which the RDMA READ completion and an abort race for,
  * goes through srpt_test_and_set_cmd_state(): only one of them wins.
  */
-enum srpt_cmd_phase {
+enum srpt_cmd_state {
 	SRPT_CMD_NEW,
 	SRPT_CMD_FETCH_TABLE,
 	SRPT_CMD_WAIT_DATA,
@@ -372,7 +372,7 @@ struct srpt_xfer_seg {
  * @rdma_cqe: completion entry for the RDMA READs.
  * @imm_sg: scatterlist over immediate data.
  * @free_list: on &srpt_rdma_ch.free_list while unused.
- * @state: an &enum srpt_cmd_phase; changed only with cmpxchg
+ * @state: an &enum srpt_cmd_state; changed only with cmpxchg
  *	   (srpt_set_cmd_state()) once the command is in flight.
  * @cmd: LIO command.
  * @n_rdma: work requests the RDMA transfer consumes on the send queue.
@@ -409,7 +409,7 @@ struct srpt_send_ioctx {
 	struct ib_cqe		rdma_cqe;
 	struct scatterlist	imm_sg;
 	struct list_head	free_list;
-	enum srpt_cmd_phase	state;
+	enum srpt_cmd_state	state;
 	struct se_cmd		cmd;
 	u32			n_rdma;
 	u64			tag;
@@ -464,7 +464,7 @@ struct srpt_ch_stats {
 };
 
 /**
- * enum srpt_ch_phase - channel state. Transitions only go forward
+ * enum srpt_ch_state - channel state. Transitions only go forward
  * (srpt_set_ch_state()); every state is entered.
  * @SRPT_CH_LOGGING_IN: QP created, login being answered, waiting for RTU.
  * @SRPT_CH_LIVE: accepting commands.
@@ -472,7 +472,7 @@ struct srpt_ch_stats {
  *		 zero-length write to flush (srpt_close_ch()).
  * @SRPT_CH_DRAINED: drained; the release work frees it.
  */
-enum srpt_ch_phase {
+enum srpt_ch_state {
 	SRPT_CH_LOGGING_IN,
 	SRPT_CH_LIVE,
 	SRPT_CH_DRAINING,
@@ -490,7 +490,7 @@ enum srpt_ch_phase {
 
 /**
  * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
- * @initiator: I_T ini this channel belongs to.
+ * @initiator: the initiator port (struct srpt_initiator) of this channel.
  * @qp: queue pair.
  * @cq: completion queue for send and receive.
  * @zw_cqe: completion entry of the zero-length drain write.
@@ -523,7 +523,7 @@ enum srpt_ch_phase {
  * @spinlock: protects @free_list, @state, @cmd_wait_list,
  *	      @processing_wait_list, @sq_wait_list, @post_failed_list,
  *	      @logout_sent and the @cred_ fields.
- * @state: &enum srpt_ch_phase.
+ * @state: &enum srpt_ch_state.
  * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
  * @processing_wait_list: @cmd_wait_list is being replayed.
  * @list: on &srpt_initiator.ch_list.
@@ -592,7 +592,7 @@ struct srpt_rdma_ch {
 	atomic_t		req_lim_delta;
 	u16			imm_data_offset;
 	spinlock_t		spinlock;	/* see kernel-doc above */
-	enum srpt_ch_phase	state;
+	enum srpt_ch_state	state;
 	bool			using_rdma_cm;
 	bool			processing_wait_list;
 	bool			use_srq;
@@ -639,8 +639,8 @@ struct srpt_rdma_ch {
 };
 
 /**
- * struct srpt_initiator - an I_T ini: all channels of one initiator port to
- * one target port.
+ * struct srpt_initiator - one initiator port logged in to one target port,
+ * with all its channels there.
  * @rcu: for kfree_rcu.
  * @entry: on &srpt_port.initiators.
  * @ch_list: channels; under &srpt_port.mutex.
@@ -670,7 +670,7 @@ struct srpt_port_limits {
 };
 
 /**
- * struct srpt_portal - a TPG of a target port name (any directory name).
+ * struct srpt_tpg - a TPG of a target port name (any directory name).
  * @entry: on &srpt_port_id.tpg_list.
  * @sport_id: owner.
  * @tag: portal group tag: N for "tpgt_N", else 1.
@@ -678,7 +678,7 @@ struct srpt_port_limits {
  * @live: enabled; new sessions may join it. Protected by the owner's
  *	  &srpt_port_id.mutex.
  */
-struct srpt_portal {
+struct srpt_tpg {
 	struct list_head	entry;
 	struct srpt_port_id	*sport_id;
 	u16			tag;
@@ -729,7 +729,7 @@ struct srpt_port_id {
  * @refcount: channels on this port; released waits for zero.
  * @freed_channels: signalled when @refcount drops.
  * @mutex: protects @initiators and channel list changes.
- * @initiators: I_T initiators.
+ * @initiators: initiator ports with channels on this port.
  * @port_guid: GUID-form name text.
  * @port_gid: GID-form name text.
  * @gid_valid: @gid was read successfully.

@@ -107,8 +107,8 @@ TRACE_EVENT(srpt_login_reject,
 );
 
 TRACE_EVENT(srpt_ch_state,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_phase old,
-		     enum srpt_ch_phase new),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_state old,
+		     enum srpt_ch_state new),
 	    TP_ARGS(ch, old, new),
 	    TP_STRUCT__entry(__field(u32, qpn)
 			     __field(u32, old_state)

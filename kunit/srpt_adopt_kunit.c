@@ -46,7 +46,7 @@ static struct srpt_device *srpt_test_sdev(struct kunit *test, const char *guid,
 static void srpt_test_name_slot(struct kunit *test, struct srpt_port_id *id,
 				const char *name, bool enabled)
 {
-	struct srpt_portal *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, stpg);
 	strscpy(id->name, name, sizeof(id->name));

@@ -473,12 +473,12 @@ static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	memset(buf, SRPT_TEST_POISON, 64);
-	f->ch->max_rsp_size = SRP_MAX_RSP_SIZE_MIN;
+	f->ch->max_rsp_size = SRPT_MAX_RSP_SIZE_MIN;
 	f->io[0]->ioctx.buf = buf;
 	len = srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->io[0], 1);
 	KUNIT_EXPECT_LE(test, len, (int)f->ch->max_rsp_size);
-	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(buf + SRP_MAX_RSP_SIZE_MIN,
-						 64 - SRP_MAX_RSP_SIZE_MIN,
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(buf + SRPT_MAX_RSP_SIZE_MIN,
+						 64 - SRPT_MAX_RSP_SIZE_MIN,
 						 SRPT_TEST_POISON));
 }
 

@@ -27,11 +27,11 @@ static int srpt_rsp_init(struct kunit *test)
 	f->buf = kunit_kmalloc(test, SRPT_TEST_RSP_BUF, GFP_KERNEL);
 	if (!f->ch || !f->ioctx || !f->buf)
 		return -ENOMEM;
-	memset(f->buf, 0, SRP_MAX_RSP_SIZE_DEFAULT);
-	memset(f->buf + SRP_MAX_RSP_SIZE_DEFAULT, SRPT_TEST_POISON,
-	       SRPT_TEST_RSP_BUF - SRP_MAX_RSP_SIZE_DEFAULT);
+	memset(f->buf, 0, SRPT_MAX_RSP_SIZE_DEFAULT);
+	memset(f->buf + SRPT_MAX_RSP_SIZE_DEFAULT, SRPT_TEST_POISON,
+	       SRPT_TEST_RSP_BUF - SRPT_MAX_RSP_SIZE_DEFAULT);
 	spin_lock_init(&f->ch->spinlock);
-	f->ch->max_rsp_size = SRP_MAX_RSP_SIZE_DEFAULT;
+	f->ch->max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
 	f->ch->state = SRPT_CH_LIVE;
 	atomic_set(&f->ch->req_lim, SRPT_TEST_REQ_LIM);
 	atomic_set(&f->ch->req_lim_delta, 0);

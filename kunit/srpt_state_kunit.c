@@ -7,7 +7,7 @@
 #include "srpt_kunit.h"
 
 static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
-					       enum srpt_cmd_phase state)
+					       enum srpt_cmd_state state)
 {
 	struct srpt_send_ioctx *ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
 
@@ -16,7 +16,7 @@ static struct srpt_send_ioctx *srpt_test_ioctx(struct kunit *test,
 	return ioctx;
 }
 
-static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum srpt_ch_phase state)
+static struct srpt_rdma_ch *srpt_test_ch(struct kunit *test, enum srpt_ch_state state)
 {
 	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
 
@@ -64,7 +64,7 @@ static void srpt_cmd_state_mgmt_path(struct kunit *test)
 static void srpt_cmd_state_done_is_final(struct kunit *test)
 {
 	struct srpt_send_ioctx *ioctx = srpt_test_ioctx(test, SRPT_CMD_FINISHED);
-	enum srpt_cmd_phase s;
+	enum srpt_cmd_state s;
 
 	for (s = SRPT_CMD_NEW; s <= SRPT_CMD_FINISHED; s++) {
 		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, s), SRPT_CMD_FINISHED);
@@ -162,7 +162,7 @@ static void srpt_ch_state_same_is_no_change(struct kunit *test)
 static void srpt_ch_state_disconnected_is_final(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = srpt_test_ch(test, SRPT_CH_DRAINED);
-	enum srpt_ch_phase s;
+	enum srpt_ch_state s;
 
 	for (s = SRPT_CH_LOGGING_IN; s <= SRPT_CH_DRAINED; s++) {
 		KUNIT_EXPECT_FALSE(test, srpt_set_ch_state(ch, s));
