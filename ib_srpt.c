@@ -6352,35 +6352,59 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 }
 
 /**
- * srpt_u32_attrib() - find a numeric attribute of the port a TPG serves.
- * @item: the TPG's attrib configfs group.
- * @off: offset of the attribute in &struct srpt_port_limits.
- * @sport: receives the port, pinned; drop the pin with srpt_sdev_put().
- *
- * Return: the attribute.
+ * struct srpt_u32_attrib - a numeric TPG attribute.
+ * @name: file name, also the member of &struct srpt_port_limits.
+ * @off: offset of that member.
+ * @min: smallest value a write accepts.
+ * @max: largest value a write accepts.
+ * @why: appended to the message refusing a value, or "".
  */
-static u32 *srpt_u32_attrib(struct config_item *item, size_t off,
+struct srpt_u32_attrib {
+	const char *name;
+	size_t off;
+	u32 min;
+	u32 max;
+	const char *why;
+};
+
+#define SRPT_LIMIT(m) .name = #m, .off = offsetof(struct srpt_port_limits, m)
+
+/* The numeric attributes of a port, under each of its TPGs' attrib/. */
+static const struct srpt_u32_attrib srpt_max_rdma_size_attrib = {
+	SRPT_LIMIT(srp_max_rdma_size),
+	.min = SRPT_MAX_RDMA_SIZE_MIN, .max = SRPT_MAX_RDMA_SIZE_MAX, .why = "",
+};
+
+static const struct srpt_u32_attrib srpt_max_rsp_size_attrib = {
+	SRPT_LIMIT(srp_max_rsp_size),
+	.min = SRPT_MAX_RSP_SIZE_MIN, .max = SRPT_MAX_RSP_SIZE_MAX,
+	.why = " (a task-management response is 40 bytes)",
+};
+
+static const struct srpt_u32_attrib srpt_sq_size_attrib = {
+	SRPT_LIMIT(srp_sq_size),
+	.min = SRPT_SQ_SIZE_MIN, .max = SRPT_SQ_SIZE_MAX, .why = "",
+};
+
+/*
+ * The attribute @a of the port a TPG serves; the port is pinned in *@sport
+ * until srpt_sdev_put().
+ */
+static u32 *srpt_u32_attrib(struct config_item *item,
+			    const struct srpt_u32_attrib *a,
 			    struct srpt_port **sport)
 {
 	*sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	return (u32 *)((u8 *)&(*sport)->limits + off);
+	return (u32 *)((u8 *)&(*sport)->limits + a->off);
 }
 
-/**
- * srpt_show_u32_attrib() - show a numeric port attribute.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
- * @off: offset of the attribute in &struct srpt_port_limits.
- *
- * Return: number of bytes written to @page.
- */
 static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
-				    size_t off)
+				    const struct srpt_u32_attrib *a)
 {
 	struct srpt_port *sport;
 	ssize_t ret;
 
-	ret = sysfs_emit(page, "%u\n", READ_ONCE(*srpt_u32_attrib(item, off, &sport)));
+	ret = sysfs_emit(page, "%u\n", READ_ONCE(*srpt_u32_attrib(item, a, &sport)));
 	srpt_sdev_put(sport->sdev);
 	return ret;
 }
@@ -6390,80 +6414,69 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
  * @item: the TPG's attrib configfs group.
  * @page: text written by the user.
  * @count: length of @page.
- * @what: attribute name, for the error message.
- * @off: offset of the attribute in &struct srpt_port_limits.
- * @min: smallest accepted value.
- * @max: largest accepted value.
+ * @a: the attribute.
  *
  * Return: @count on success, -EINVAL if @page is not a number in
- * [@min, @max]; the attribute is then unchanged.
+ * [@a->min, @a->max]; the attribute is then unchanged.
  */
 static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
-				     size_t count, const char *what, size_t off,
-				     u32 min, u32 max)
+				     size_t count,
+				     const struct srpt_u32_attrib *a)
 {
 	struct srpt_port *sport;
 	u32 val;
 
-	if (kstrtou32(page, 0, &val) || val < min || val > max) {
-		pr_err("%s: '%.*s' is not a number in %u..%u%s\n", what,
-		       (int)strcspn(page, "\n"), page, min, max,
-		       min == SRPT_MAX_RSP_SIZE_MIN ?
-		       " (a task-management response is 40 bytes)" : "");
+	if (kstrtou32(page, 0, &val) || val < a->min || val > a->max) {
+		pr_err("%s: '%.*s' is not a number in %u..%u%s\n", a->name,
+		       (int)strcspn(page, "\n"), page, a->min, a->max, a->why);
 		return -EINVAL;
 	}
 
 	/* Logins read the attributes without the configfs locks. */
-	WRITE_ONCE(*srpt_u32_attrib(item, off, &sport), val);
+	WRITE_ONCE(*srpt_u32_attrib(item, a, &sport), val);
 	srpt_sdev_put(sport->sdev);
 	return count;
 }
 
-/**
- * SRPT_TPG_U32_ATTR() - define the methods of a numeric TPG attribute.
- * @name: member of &struct srpt_port_limits, also the attribute's file name.
- * @lo: smallest value a write accepts.
- * @hi: largest value a write accepts.
- *
- * Defines srpt_tpg_attrib_<name>_show() and srpt_tpg_attrib_<name>_store()
- * for CONFIGFS_ATTR(srpt_tpg_attrib_, <name>): they read and write the
- * member @name of the attributes of the port the TPG serves through
- * srpt_show_u32_attrib() and srpt_store_u32_attrib(); a write outside
- * [@lo, @hi] fails with -EINVAL and leaves the value unchanged. The offset
- * and bounds are named once (srpt_tpg_attrib_<name>_off, _min and _max) so
- * that each argument is evaluated once, and a range with @lo above @hi,
- * which would refuse every write, does not compile.
- */
-#define SRPT_TPG_U32_ATTR(name, lo, hi)					\
-enum {									\
-	srpt_tpg_attrib_##name##_off =					\
-		offsetof(struct srpt_port_limits, name),		\
-	srpt_tpg_attrib_##name##_min = (lo),				\
-	srpt_tpg_attrib_##name##_max = (hi),				\
-};									\
-									\
-static ssize_t srpt_tpg_attrib_##name##_show(struct config_item *item,	\
-					     char *page)		\
-{									\
-	return srpt_show_u32_attrib(item, page,				\
-				    srpt_tpg_attrib_##name##_off);	\
-}									\
-									\
-static ssize_t srpt_tpg_attrib_##name##_store(struct config_item *item,	\
-					      const char *page,		\
-					      size_t count)		\
-{									\
-	return srpt_store_u32_attrib(item, page, count, #name,		\
-				     srpt_tpg_attrib_##name##_off,	\
-				     srpt_tpg_attrib_##name##_min,	\
-				     srpt_tpg_attrib_##name##_max);	\
-}									\
-									\
-static_assert(srpt_tpg_attrib_##name##_min <= srpt_tpg_attrib_##name##_max)
+static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
+						      char *page)
+{
+	return srpt_show_u32_attrib(item, page, &srpt_max_rdma_size_attrib);
+}
 
-SRPT_TPG_U32_ATTR(srp_max_rdma_size, SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX);
-SRPT_TPG_U32_ATTR(srp_max_rsp_size, SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
-SRPT_TPG_U32_ATTR(srp_sq_size, SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX);
+static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
+						       const char *page,
+						       size_t count)
+{
+	return srpt_store_u32_attrib(item, page, count,
+				     &srpt_max_rdma_size_attrib);
+}
+
+static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
+						     char *page)
+{
+	return srpt_show_u32_attrib(item, page, &srpt_max_rsp_size_attrib);
+}
+
+static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	return srpt_store_u32_attrib(item, page, count,
+				     &srpt_max_rsp_size_attrib);
+}
+
+static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
+						char *page)
+{
+	return srpt_show_u32_attrib(item, page, &srpt_sq_size_attrib);
+}
+
+static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	return srpt_store_u32_attrib(item, page, count, &srpt_sq_size_attrib);
+}
 
 /**
  * srpt_tpg_attrib_use_srq_show() - show use_srq.

@@ -43,7 +43,6 @@ run_id=bench-$KVER-$(date -u +%Y%m%d-%H%M%S)
 out=$CACHE/results/$run_id
 mkdir -p "$out"
 
-"$REPO/scripts/deps.sh" vm || { echo "bench: dependency setup failed (scripts/deps.sh vm)"; echo "0 passed, 1 failed"; exit 1; }
 srpts="distro ours"
 note=
 ko=
