@@ -1161,11 +1161,7 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 			     what, tag);
 }
 
-/**
- * srpt_zerolength_write_done() - the drain write completed.
- * @cq: completion queue.
- * @wc: work completion.
- */
+/* The drain write completed. */
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -1469,10 +1465,7 @@ static void srpt_repost_recv(struct srpt_rdma_ch *ch,
 					ret);
 }
 
-/**
- * srpt_release_recv() - repost the receive IU a command still holds.
- * @ioctx: command.
- */
+/* Repost the receive IU a command still holds. */
 static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
@@ -3148,10 +3141,7 @@ static int srpt_queue_status(struct se_cmd *cmd)
 	return srpt_queue_response(cmd);
 }
 
-/**
- * srpt_queue_tm_rsp() - LIO callback: send a task management response.
- * @cmd: LIO command of the TMF.
- */
+/* LIO callback: send a task management response. */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
 	srpt_queue_response(cmd);
@@ -3363,15 +3353,7 @@ static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
 	return off;
 }
 
-/**
- * srpt_fill_login_rsp() - build an SRP_LOGIN_RSP.
- * @rsp: output.
- * @tag: tag of the login request.
- * @req_lim: credits granted.
- * @max_it_iu_len: largest initiator-to-target IU.
- * @max_ti_iu_len: largest target-to-initiator IU.
- * @rsp_flags: SRP_LOGIN_RSP_* flags.
- */
+/* Build an SRP_LOGIN_RSP. */
 static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 				u32 max_it_iu_len, u32 max_ti_iu_len,
 				u8 rsp_flags)
@@ -3387,12 +3369,7 @@ static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 	rsp->rsp_flags = rsp_flags;
 }
 
-/**
- * srpt_fill_login_rej() - build an SRP_LOGIN_REJ.
- * @rej: output.
- * @tag: tag of the login request.
- * @reason: SRP_LOGIN_REJ_* reason.
- */
+/* Build an SRP_LOGIN_REJ. */
 static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 {
 	memset(rej, 0, sizeof(*rej));
@@ -3505,10 +3482,7 @@ err:
 	return -ENOMEM;
 }
 
-/**
- * srpt_destroy_qp() - destroy a channel's QP the way it was created.
- * @ch: channel.
- */
+/* Destroy a channel's QP the way it was created. */
 static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 {
 	if (ch->using_rdma_cm)
@@ -3712,10 +3686,7 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 	ch->cq = NULL;
 }
 
-/**
- * srpt_disconnect_cm() - start the CM-level disconnect of a channel.
- * @ch: channel.
- */
+/* Start the CM-level disconnect of a channel. */
 static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 {
 	int ret;
@@ -3766,10 +3737,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	return true;
 }
 
-/**
- * srpt_close_work() - close a channel on behalf of srpt_close_ch_async().
- * @w: &srpt_rdma_ch.close_work.
- */
+/* Close a channel on behalf of srpt_close_ch_async(). */
 static void srpt_close_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -3901,20 +3869,13 @@ static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 	return ib_post_send(ch->qp, &wr, NULL);
 }
 
-/**
- * srpt_logout_done() - the SRP_T_LOGOUT was delivered (or failed).
- * @cq: completion queue.
- * @wc: work completion.
- */
+/* The SRP_T_LOGOUT was delivered (or failed). */
 static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	srpt_close_ch(wc->qp->qp_context);
 }
 
-/**
- * srpt_logout_work() - close a channel whose SRP_T_LOGOUT took too long.
- * @w: &srpt_rdma_ch.logout_work.
- */
+/* Close a channel whose SRP_T_LOGOUT took too long. */
 static void srpt_logout_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
@@ -3963,11 +3924,7 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 		srpt_close_ch(ch);
 }
 
-/**
- * srpt_cred_done() - an SRP_CRED_REQ send completed.
- * @cq: completion queue.
- * @wc: work completion.
- */
+/* An SRP_CRED_REQ send completed. */
 static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -4120,10 +4077,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/**
- * srpt_close_port_channels() - close every channel of a port.
- * @sport: port.
- */
+/* Close every channel of a port. */
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
 	struct srpt_initiator *ini;
@@ -5421,10 +5375,7 @@ out:
 	return ret;
 }
 
-/**
- * srpt_refresh_port_work() - refresh a port after an asynchronous event.
- * @work: &srpt_port.work.
- */
+/* Refresh a port after an asynchronous event. */
 static void srpt_refresh_port_work(struct work_struct *work)
 {
 	struct srpt_port *sport = container_of(work, struct srpt_port, work);
@@ -5437,11 +5388,7 @@ static void srpt_refresh_port_work(struct work_struct *work)
 	mutex_unlock(&srpt_dev_mutex);
 }
 
-/**
- * srpt_init_port_id() - initialise one of the two names of a port.
- * @sport: port.
- * @id: name.
- */
+/* Initialise one of the two names of a port. */
 static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 {
 	id->home = sport;
@@ -5533,10 +5480,7 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 		enabled ? ", logins enabled" : "");
 }
 
-/**
- * srpt_adopt_port_ids() - take over the names of removed ports.
- * @sport: port of a device being added, or whose GID just became known.
- */
+/* Take over the names of removed ports. */
 static void srpt_adopt_port_ids(struct srpt_port *sport)
 {
 	struct srpt_device *gone;
