@@ -5880,6 +5880,35 @@ static bool srpt_rtslib_name(const char *name)
 }
 
 /**
+ * srpt_pr_name() - whether the target core can build an SRP TransportID
+ * from an ACL name.
+ * @name: ACL directory name.
+ *
+ * Persistent reservations name an initiator by the TransportID the target
+ * core derives from the ACL's name: the hex digits after an optional "0x",
+ * right-aligned in 16 bytes. Anything else (an odd number of digits, a port
+ * GUID with colons, an IP address) makes READ FULL STATUS and the
+ * registrations that carry TransportIDs fail for that initiator.
+ *
+ * Return: true if @name is "0x" (or nothing) followed by 2 to 32 hex
+ * digits, an even number of them.
+ */
+static bool srpt_pr_name(const char *name)
+{
+	size_t i, len;
+
+	if (name[0] == '0' && (name[1] == 'x' || name[1] == 'X'))
+		name += 2;
+	len = strlen(name);
+	if (!len || len % 2 || len > 32)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isxdigit(name[i]))
+			return false;
+	return true;
+}
+
+/**
  * srpt_lookup_port() - find the RDMA port a target port name refers to.
  * @name: GUID form "hhhh:hhhh:hhhh:hhhh" or GID form "0x" + 32 hex digits
  *        (also accepted without "0x" and with rtslib's "ib." prefix) of
@@ -6292,6 +6321,9 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	if (!guid_port && !srpt_rtslib_name(name))
 		pr_notice("%s: ACL for initiator port ID 0x%16phN; targetcli cannot list this spelling (`targetcli ls` and saveconfig fail while it exists), it needs 0x + 32 lowercase hex digits\n",
 			  name, id);
+	if (!srpt_pr_name(name))
+		pr_warn("%s: persistent reservations cannot name this initiator (the target core builds its SRP TransportID from hex digits only): READ FULL STATUS and PR registrations with TransportIDs fail for it; for fencing (fence_scsi) use an initiator port ID ACL, 0x + 32 hex digits, under the port's GID name\n",
+			name);
 	return 0;
 }
 

@@ -118,6 +118,21 @@ static void srpt_compat_rtslib_names(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srpt_rtslib_name("192.168.1.10"));
 }
 
+/* Which ACL names the target core can turn into an SRP TransportID. */
+static void srpt_compat_pr_names(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, srpt_pr_name("0xfe800000000000000002c903000abcde"));
+	KUNIT_EXPECT_TRUE(test, srpt_pr_name("0XFE800000000000000002C903000ABCDE"));
+	KUNIT_EXPECT_TRUE(test, srpt_pr_name("fe800000000000000002c903000abcde"));
+	KUNIT_EXPECT_TRUE(test, srpt_pr_name("0x1234"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("0x123"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("0x"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("0xfe800000000000000002c903000abcde00"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("0002:c903:000a:bcde"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("192.168.1.10"));
+	KUNIT_EXPECT_FALSE(test, srpt_pr_name("fd00::3"));
+}
+
 /* An initiator: port GUID 0002:c903:000a:bcde, initiator_ext 0x1234. */
 static const u8 srpt_compat_ipid_ext[16] = {
 	0, 0, 0, 0, 0, 0, 0x12, 0x34,
@@ -277,6 +292,7 @@ static struct kunit_case srpt_compat_cases[] = {
 	KUNIT_CASE_PARAM(srpt_compat_tpg_names, srpt_compat_tpg_ok_gen_params),
 	KUNIT_CASE_PARAM(srpt_compat_tpg_names_bad, srpt_compat_tpg_bad_gen_params),
 	KUNIT_CASE(srpt_compat_rtslib_names),
+	KUNIT_CASE(srpt_compat_pr_names),
 	KUNIT_CASE_PARAM(srpt_compat_acl_gid_spellings, srpt_compat_gid_same_gen_params),
 	KUNIT_CASE(srpt_compat_acl_gid_port),
 	KUNIT_CASE(srpt_compat_acl_guid_port_ib_cm),

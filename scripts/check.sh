@@ -10,6 +10,7 @@
 #      ones over soft-RoCE; login, fio verify and logout over soft-iWARP on
 #      Debian's 6.12 (e2e-siw)
 #   4. the fault scripts of the hostile tier under fio, Debian's 6.12
+#      (all but 08, see below)
 #   5. the debug kernel (scripts/debug-kernel.sh: 6.12 from Debian's source
 #      with KASAN, lockdep, KFENCE, kmemleak, DEBUG_ATOMIC_SLEEP): the
 #      data-path scenarios (e2e-debug), every hostile case and faults 02,
@@ -76,7 +77,7 @@ run_tier() { # name command...
 }
 
 E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
-E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,ib-cm,netns,trace
+E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,ib-cm,t10-pi,pr-fence,netns,trace
 for t in $TIERS; do
 	case "$t" in
 	lint) run_tier lint "$SRC/scripts/lint.sh" ;;
@@ -103,8 +104,12 @@ for t in $TIERS; do
 			E2E_ONLY="${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-*) run_tier "$t" env KVER="${t#e2e-}" MODULE=ours TRANSPORT=rxe "$SRC/scripts/e2e.sh" ;;
+	# Fault 08 (multipath failover) is left to make hostile: soft-RoCE
+	# sometimes moves rxe1's GSI QP to the error state for good across
+	# the link flap, and ib_srp's reconnect then hangs in the kernel.
 	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="${CHECK_HOSTILE_CASES:-none}" \
+			 HOSTILE_FAULTS="${CHECK_FAULTS:-01,02,03,04,05,06,07,09,10,11,12,13,14}" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
 	esac

@@ -15,6 +15,7 @@ space) and prints, per job and setup, instructions per I/O in:
   initiator  ib_srp + scsi_transport_srp; nvme_rdma + nvme_fabrics + nvme_core
   kernel     the rest of the kernel
   user       user space (fio)
+and the target module's LOCK-prefixed (atomic) instructions per I/O,
 then the ratio lines ours/distro and ours/nvmet (round medians), the
 spread between rounds for the own-module count, and with "profile" the
 target module's functions per I/O. Ends with "insn: N passed, N failed":
@@ -40,21 +41,21 @@ COLS = ("own", "path", "rxe", "initiator", "kernel", "user", "total")
 
 
 def read_marks(path):
-    """mark number -> list of (vaddr, instructions) since the previous mark"""
+    """mark number -> list of (vaddr, instructions, locked) since the previous mark"""
     marks = {}
     data = open(path, "rb").read()
     i, cur = 0, None
-    while i + 16 <= len(data):
-        a, b = struct.unpack_from("<QQ", data, i)
-        i += 16
+    while i + 24 <= len(data):
+        a, b, c = struct.unpack_from("<QQQ", data, i)
+        i += 24
         if cur is None:
             if a != MAGIC:
-                raise SystemExit(f"insn: {path}: bad record at {i - 16}")
+                raise SystemExit(f"insn: {path}: bad record at {i - 24}")
             cur = marks.setdefault(b, [])
         elif a == 0:
             cur = None
         else:
-            cur.append((a, b))
+            cur.append((a, b, c))
     return marks
 
 
@@ -115,7 +116,7 @@ def main():
         s = syms[key]
         c = collections.Counter()
         cache = {}
-        for va, n in marks.get(int(mark), []):
+        for va, n, locked in marks.get(int(mark), []):
             if va < USER_END:
                 c["user"] += n
                 continue
@@ -126,9 +127,10 @@ def main():
             c[cls] += n
             if cls == "own":
                 funcs[(setup, job)][name] += n / ios
+                c["own-locked"] += locked
         c["path"] += c["own"]
         c["total"] = sum(c[k] for k in ("path", "rxe", "initiator", "kernel", "user"))
-        per[(setup, job)].append({k: c[k] / ios for k in COLS})
+        per[(setup, job)].append({k: c[k] / ios for k in COLS + ("own-locked",)})
         nrounds[(setup, job)] += 1
 
     def med(setup, job, col):
@@ -144,6 +146,11 @@ def main():
                 continue
             print(f"{job:<20} {m:<7} " +
                   " ".join(f"{med(m, job, c):>10.0f}" for c in COLS))
+    print()
+    print("LOCK-prefixed (atomic) instructions per I/O in the target module")
+    for job in jobs:
+        print(f"  {job:<20} " + "  ".join(
+            f"{m} {med(m, job, 'own-locked'):.1f}" for m in setups if (m, job) in per))
     print()
     print("Repeatability: own-module instructions per I/O in each round")
     for job in jobs:
