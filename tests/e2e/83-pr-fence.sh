@@ -18,9 +18,11 @@ rxe_setup
 srpt_load
 dev=$(bs_null nb0 64)
 bs=$(lio_iblock nb0 "$dev")
-# PR state goes to /etc/target/pr/aptpl_<unit serial> (APTPL).
+# The target core writes PR state to <dbroot>/pr/aptpl_<unit serial> and
+# answers NOT READY when it cannot (dbroot: /etc/target, or rtslib's
+# /etc/rtslib-fb-target once targetcli ran).
 lio_serial "$bs" e2e-pr-nb0
-mkdir -p /etc/target/pr
+mkdir -p "$(cat "$LIO/dbroot")/pr"
 srpt_target_create
 srpt_lun 0 "$bs"
 ifid=$(gid0_hex | cut -c17-32)
