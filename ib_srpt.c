@@ -1595,6 +1595,24 @@ static int srpt_map_segs(struct srpt_rdma_ch *ch,
 
 	ioctx->n_segs = 0;
 	ioctx->n_rdma = 0;
+	/* The common case: one descriptor covering the whole buffer. */
+	if (ioctx->n_rbufs == 1 && be32_to_cpu(ioctx->rbufs[0].len) >= total &&
+	    total) {
+		struct srpt_xfer_seg *ctx = &ioctx->seg0;
+
+		ioctx->segs = ctx;
+		ctx->sg = cmd->t_data_sg;
+		ctx->nents = cmd->t_data_nents;
+		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
+				       ctx->sg, ctx->nents, 0,
+				       be64_to_cpu(ioctx->rbufs[0].va),
+				       be32_to_cpu(ioctx->rbufs[0].key), dir);
+		if (ret < 0)
+			goto err;
+		ioctx->n_rdma = ret;
+		ioctx->n_segs = 1;
+		return 0;
+	}
 	if (ioctx->n_rbufs <= 1) {
 		ioctx->segs = &ioctx->seg0;
 	} else {
@@ -1773,6 +1791,13 @@ static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 
 	if (ioctx->n_rdma > ch->sq_rdma_wrs)
 		return SRPT_SQ_TOO_BIG;
+	/*
+	 * Nobody waits: no lock. A release that closes the queue meanwhile
+	 * made the channel not live first, and the poster checks that.
+	 */
+	if (list_empty_careful(&ch->sq_wait_list) &&
+	    likely(!READ_ONCE(ch->sq_closed)) && srpt_sq_take(ch, ioctx->n_rdma))
+		return SRPT_SQ_RESERVED;
 	spin_lock_irqsave(&ch->spinlock, flags);
 	if (unlikely(ch->sq_closed)) {
 		spin_unlock_irqrestore(&ch->spinlock, flags);
@@ -1957,8 +1982,12 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 {
-	s32 delta = 1 + atomic_xchg(&ch->req_lim_delta, 0);
-	s32 req_lim = atomic_add_return(delta, &ch->req_lim);
+	s32 delta = 1, req_lim;
+
+	/* Usually nothing is owed: skip the exchange. */
+	if (unlikely(atomic_read(&ch->req_lim_delta)))
+		delta += atomic_xchg(&ch->req_lim_delta, 0);
+	req_lim = atomic_add_return(delta, &ch->req_lim);
 
 	atomic64_add(delta, &ch->stats.credits_returned);
 	trace_srpt_credit(ch, delta, req_lim);
