@@ -1,31 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core.
+ * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core, over
+ * InfiniBand (IB CM, Device Management), RoCE and iWARP (RDMA/CM).
  *
- * Exports LIO LUNs to SRP initiators over InfiniBand (IB CM logins and
- * Device Management discovery), RoCE and iWARP (RDMA/CM logins).
- *
- * Per HCA a struct srpt_device, per port a struct srpt_port; each login
- * creates a struct srpt_rdma_ch with its own QP and CQ. SCSI commands are
- * handed to the target core; data moves with the rdma_rw API: RDMA READs
- * fetch data-out buffers before execution, RDMA WRITEs carrying data-in are
- * chained in front of the SRP_RSP send.
- *
- * Map. Callees come before their callers, so the file needs almost no
- * forward declarations; a command's data flow reads from the middle down:
- *   module parameters; channel and device references; async events
- *   Device Management MADs (srpt_mad_recv_handler)
- *   I/O context rings, command state, receive posting, QP state changes
- *   descriptor parsing (srpt_get_desc_tbl), RDMA contexts and the send
- *   queue budget (srpt_sq_reserve), credits, building responses
- *   receive: srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd
- *   data and response: srpt_write_pending -> srpt_rdma_read_done;
- *   srpt_queue_response -> srpt_post_response -> srpt_send_done
- *   channel resources, teardown (srpt_close_ch, release work), logout
- *   and credit requests, ACL matching and sessions
- *   login: srpt_cm_req_recv (IB CM) and srpt_rdma_cm_req_recv (RDMA/CM)
- *   -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch; RDMA/CM listeners
- *   SRQ; device and port add/remove (srpt_add_one); configfs; module init
+ * One struct srpt_device per HCA, srpt_port per port, srpt_rdma_ch (own QP
+ * and CQ) per login. Data moves with the rdma_rw API: RDMA READs fetch
+ * data-out before execution, data-in RDMA WRITEs are chained in front of
+ * the SRP_RSP send. Callees precede callers; in file order: parameters,
+ * references, async events; MADs; I/O context rings and QP states;
+ * descriptors, send queue budget, credits, responses; receive
+ * (srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd); data and
+ * response (srpt_write_pending, srpt_queue_response -> srpt_send_done);
+ * teardown, logout, ACLs; login (srpt_cm_req_recv, srpt_rdma_cm_req_recv
+ * -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch); SRQ; add/remove;
+ * configfs; module init.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -82,10 +70,7 @@ enum {
 
 /* Seconds between "still waiting" messages while channels drain. */
 #define SRPT_DRAIN_REPORT_SECS	5
-/*
- * Credits of requests that got no response wait this long for a response
- * to carry them before an SRP_CRED_REQ does.
- */
+/* Unanswered requests' credits wait this long before an SRP_CRED_REQ. */
 #define SRPT_CRED_REQ_DELAY	msecs_to_jiffies(20)
 /* How long an SRP_T_LOGOUT may take to be delivered before the close. */
 #define SRPT_LOGOUT_GRACE	msecs_to_jiffies(1000)
@@ -107,17 +92,7 @@ MODULE_PARM_DESC(ib_cm_on_roce,
 
 static u64 srpt_service_guid;
 
-/**
- * srpt_parse_service_guid() - parse a service GUID as users write it.
- * @val: 1 to 16 hexadecimal digits, with or without "0x"; one trailing
- *       newline is accepted.
- * @guid: receives the value; untouched on error.
- *
- * The GUID is always hexadecimal, as InfiniBand tools print GUIDs:
- * "0002c903000e8acd" and "0x0002c903000e8acd" are the same GUID.
- *
- * Return: 0, or -EINVAL for anything else.
- */
+/* Hexadecimal, as IB tools print GUIDs; "0x" and one newline optional. */
 static int srpt_parse_service_guid(const char *val, u64 *guid)
 {
 	u64 v;
@@ -129,13 +104,6 @@ static int srpt_parse_service_guid(const char *val, u64 *guid)
 	return 0;
 }
 
-/**
- * srpt_set_u64_guid() - validate and store srpt_service_guid.
- * @val: the text written, see srpt_parse_service_guid().
- * @kp: parameter description.
- *
- * Return: 0, or -EINVAL for text that is not a 64-bit hexadecimal number.
- */
 static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
 {
 	if (srpt_parse_service_guid(val, kp->arg)) {
@@ -146,13 +114,6 @@ static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-/**
- * srpt_get_u64_guid() - show srpt_service_guid.
- * @buffer: output.
- * @kp: parameter description.
- *
- * Return: number of bytes written.
- */
 static int srpt_get_u64_guid(char *buffer, const struct kernel_param *kp)
 {
 	return sprintf(buffer, "0x%016llx\n", *(u64 *)kp->arg);
@@ -166,32 +127,16 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
-/*
- * Guards every namespace's RDMA/CM listeners (struct srpt_net) and
- * srpt_init_net_port.
- */
+/* Guards every struct srpt_net's listeners and srpt_init_net_port. */
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
 /* net_generic() slot of struct srpt_net; see srpt_net_ops. */
 static unsigned int srpt_net_id;
 /* Every namespace with a listener, so the initial one can see them all. */
 static LIST_HEAD(srpt_listening_nets);
-/*
- * The initial namespace's port, kept outside of its struct srpt_net so the
- * module parameter can be read while the pernet data does not exist yet
- * (during load) or any more (during unload).
- */
+/* Outside struct srpt_net: readable before and after the pernet data. */
 static u16 srpt_init_net_port;
 static u16 srpt_rdma_cm_port_param;
 
-/**
- * srpt_set_rdma_cm_port() - validate and store the rdma_cm_port parameter.
- * @val: a port number, 0 for no listener.
- * @kp: parameter description.
- *
- * The listener itself is created by srpt_init_module().
- *
- * Return: 0, or -EINVAL for text that is not a port number.
- */
 static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 {
 	if (kstrtou16(val, 0, kp->arg)) {
@@ -202,18 +147,7 @@ static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-/**
- * srpt_get_rdma_cm_port() - show the initial namespace's RDMA/CM port.
- * @buffer: output.
- * @kp: parameter description, unused.
- *
- * Reads the live value, which discovery_auth/rdma_cm_port may have changed
- * since the module was loaded. The parameter is about the initial network
- * namespace only, the one the in-kernel driver listens in; other
- * namespaces' ports show in discovery_auth/rdma_cm_port read from there.
- *
- * Return: number of bytes written.
- */
+/* Initial namespace only; live value (discovery_auth/rdma_cm_port). */
 static int srpt_get_rdma_cm_port(char *buffer, const struct kernel_param *kp)
 {
 	return sprintf(buffer, "%u\n", READ_ONCE(srpt_init_net_port));
@@ -257,10 +191,7 @@ struct srpt_data_desc {
 	u32				imm_off;
 };
 
-/*
- * Messages about a channel name it by initiator port ID and QP number: the
- * channels of a multichannel login share the initiator port ID.
- */
+/* Multichannel logins share the port ID: name channels by QP too. */
 #define srpt_ch_log(pr, ch, fmt, ...) \
 	pr("ch %s: " fmt, (ch)->log_name, ##__VA_ARGS__)
 #define srpt_ch_err(ch, fmt, ...) srpt_ch_log(pr_err, ch, fmt, ##__VA_ARGS__)
@@ -282,12 +213,6 @@ struct srpt_ch_state_sym {
 	static const struct srpt_ch_state_sym table[] = { __VA_ARGS__ }
 srpt_ch_state_symbols(SRPT_CH_STATE_TABLE, srpt_ch_state_names);
 
-/**
- * srpt_ch_state_name() - channel state as text.
- * @s: state.
- *
- * Return: a static string.
- */
 static const char *srpt_ch_state_name(enum srpt_ch_state s)
 {
 	int i;
@@ -298,12 +223,7 @@ static const char *srpt_ch_state_name(enum srpt_ch_state s)
 	return "UNKNOWN";
 }
 
-/**
- * srpt_sdev_release() - free a device once its last reference is gone.
- * @kref: &srpt_device.refcnt.
- *
- * Called by kref_put_mutex() with srpt_dev_mutex held; unlocks it.
- */
+/* kref_put_mutex() release: called with srpt_dev_mutex held, drops it. */
 static void srpt_sdev_release(struct kref *kref)
 {
 	struct srpt_device *sdev = container_of(kref, struct srpt_device, refcnt);
@@ -313,35 +233,18 @@ static void srpt_sdev_release(struct kref *kref)
 	kfree(sdev);
 }
 
-/**
- * srpt_sdev_get() - take a device reference.
- * @sdev: device.
- */
 static void srpt_sdev_get(struct srpt_device *sdev)
 {
 	kref_get(&sdev->refcnt);
 }
 
-/**
- * srpt_sdev_put() - drop a device reference, freeing it with the last one.
- * @sdev: device.
- */
 static void srpt_sdev_put(struct srpt_device *sdev)
 {
 	/* The last put unlinks the device: never put with the mutex held. */
 	kref_put_mutex(&sdev->refcnt, srpt_sdev_release, &srpt_dev_mutex);
 }
 
-/**
- * srpt_set_ch_state() - move a channel to a later state.
- * @ch: channel.
- * @new_state: state to enter.
- *
- * Channel states only move forward, so a late event can never revive a
- * channel that is being torn down.
- *
- * Return: true if the state changed.
- */
+/* States only move forward: a late event cannot revive a channel. */
 static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new_state)
 {
 	enum srpt_ch_state old;
@@ -378,12 +281,11 @@ static void srpt_stat_max(atomic_t *hwm, int v)
 }
 
 /**
- * srpt_event_handler() - asynchronous IB event callback function.
- * @handler: the handler registered with ib_register_event_handler().
- * @event: description of the event that occurred.
+ * srpt_event_handler() - asynchronous IB event callback.
+ * @handler: handler registered with ib_register_event_handler().
+ * @event: the event.
  *
- * Port state changes trigger a refresh of the port (LID, GID, DM agent);
- * a port error marks the port down until it becomes active again.
+ * Port changes refresh the port; a port error marks it down until active.
  */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -429,9 +331,9 @@ static void srpt_event_handler(struct ib_event_handler *handler,
 }
 
 /**
- * srpt_srq_event() - SRQ event callback function.
- * @event: description of the event that occurred.
- * @ctx: context pointer specified at SRQ creation time (the device).
+ * srpt_srq_event() - SRQ event callback.
+ * @event: the event.
+ * @ctx: the device.
  */
 static void srpt_srq_event(struct ib_event *event, void *ctx)
 {
@@ -442,15 +344,12 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
- * srpt_qp_event() - QP event callback function
- * @event: Description of the event that occurred.
- * @ptr: SRPT RDMA channel.
+ * srpt_qp_event() - QP event callback; atomic context.
+ * @event: the event.
+ * @ptr: channel.
  *
- * COMM_EST means the initiator sent before the CM's RTU arrived: tell the
- * CM so it establishes the connection now. LAST_WQE_REACHED follows the
- * move of an SRQ-attached QP to the error state. A fatal QP error closes
- * the channel: the initiator may be gone and no CM event would ever come.
- * Called in atomic context.
+ * COMM_EST (data before the RTU) is passed to the CM. A fatal QP error
+ * closes the channel: no CM event may ever come.
  */
 static void srpt_qp_event(struct ib_event *event, void *ptr)
 {
@@ -474,7 +373,6 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
-		/* The QP is in error: nothing will move on it again. */
 		srpt_ch_err(ch, "QP event %s, closing the channel\n", ib_event_msg(event->event));
 		srpt_close_ch_async(ch);
 		break;
@@ -484,33 +382,20 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 	}
 }
 
-/*
- * InfiniBand Device Management class: lets srp_daemon discover this target.
- * One I/O controller (slot 1) per port, one service entry per controller.
- */
+/* Device Management: one IOC (slot 1) and one service entry per port. */
 
 /* ClassPortInfo RespTimeValue: 4.096 us * 2^20, about 4.3 seconds. */
 #define SRPT_DM_RESP_TIME_VALUE		20
-/*
- * Outstanding RDMA READs per channel: advertised in the IOC profile, and
- * the most a login gets in either direction.
- */
+/* Outstanding RDMA READs per channel, advertised in the IOC profile. */
 #define SRPT_DM_RDMA_READ_DEPTH		4
-/*
- * RNR retry count 7 means "retry for ever" (IBTA): an initiator that is
- * briefly out of receive buffers slows the target down, never kills the
- * connection.
- */
+/* IBTA: 7 retries for ever; a briefly full initiator only slows us down. */
 #define SRPT_RNR_RETRY_FOREVER		7
 /* Pending RDMA/CM connection requests: a multipath boot logs in at once. */
 #define SRPT_RDMA_CM_BACKLOG		256
 /* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
 #define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
 
-/*
- * The IB CM and the MAD layer run on RoCE ports too; srp_daemon and ib_srp
- * use them on InfiniBand only, so RoCE ports serve them when asked to.
- */
+/* srp_daemon and ib_srp use IB CM and DM MADs on InfiniBand only. */
 static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
 {
 	return rdma_protocol_ib(dev, port) ||
@@ -519,12 +404,10 @@ static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
 }
 
 /**
- * srpt_set_ioc() - set the state of one slot in an IOUnitInfo controller list.
+ * srpt_set_ioc() - set one slot of an IOUnitInfo controller list.
  * @c_list: controller list, four bits per slot.
- * @slot: slot number, 1..16; slot 1 is the high nibble of @c_list[0].
- * @value: slot state; only the low four bits are used.
- *
- * An out-of-range @slot is ignored.
+ * @slot: 1..16 (slot 1 is the high nibble of @c_list[0]); others ignored.
+ * @value: slot state, low four bits.
  */
 static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 {
@@ -543,9 +426,7 @@ static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 
 /**
  * srpt_get_class_port_info() - fill in a ClassPortInfo attribute.
- * @mad: response MAD; its data area receives a struct ib_class_port_info.
- *
- * The MAD status is left untouched.
+ * @mad: response MAD; its status is left untouched.
  */
 static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
@@ -558,16 +439,13 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 }
 
 /**
- * srpt_get_iou() - fill in an IOUnitInfo attribute.
- * @mad: response MAD; its data area receives a struct ib_dm_iou_info.
- *
- * Slot 1 holds the only I/O controller; slots 2 to 16 are not installed.
+ * srpt_get_iou() - fill in an IOUnitInfo attribute (only slot 1 installed).
+ * @mad: response MAD.
  */
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
 	struct ib_dm_iou_info *ioui = (struct ib_dm_iou_info *)mad->data;
 
-	/* Zeroing marks every slot as "not installed". */
 	memset(ioui, 0, sizeof(*ioui));
 	ioui->change_id = cpu_to_be16(1);
 	ioui->max_controllers = SRPT_MAX_IOC_SLOTS;
@@ -577,12 +455,9 @@ static void srpt_get_iou(struct ib_dm_mad *mad)
 /**
  * srpt_get_ioc() - fill in an IOControllerProfile attribute.
  * @sport: port the request arrived on.
- * @slot: I/O controller slot, 1..16.
- * @mad: response MAD; on success its data area receives a
- *       struct ib_dm_ioc_profile.
- *
- * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
- * 1..16 and to DM_MAD_STATUS_NO_IOC for an empty slot.
+ * @slot: I/O controller slot.
+ * @mad: response MAD; status INVALID_FIELD for a slot outside 1..16,
+ *       NO_IOC for an empty one.
  */
 static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 			 struct ib_dm_mad *mad)
@@ -627,16 +502,12 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 
 /**
  * srpt_get_svc_entries() - fill in a ServiceEntries attribute.
- * @ioc_guid: I/O controller GUID; names the service and is its IB CM ID.
- * @slot: I/O controller slot, 1..16.
- * @hi: index of the last service entry requested.
- * @lo: index of the first service entry requested.
- * @mad: response MAD; on success its data area receives a
- *       struct ib_dm_svc_entries.
- *
- * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
- * 1..16 or an invalid entry range and to DM_MAD_STATUS_NO_IOC for an empty
- * slot.
+ * @ioc_guid: I/O controller GUID, also the IB CM service ID.
+ * @slot: I/O controller slot.
+ * @hi: last entry requested.
+ * @lo: first entry requested.
+ * @mad: response MAD; status INVALID_FIELD for a bad slot or range, NO_IOC
+ *       for an empty slot.
  */
 static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 				 struct ib_dm_mad *mad)
@@ -670,10 +541,8 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
  * srpt_mgmt_method_get() - answer a Device Management Get request.
  * @sp: port the request arrived on.
  * @rq_mad: request MAD.
- * @rsp_mad: response MAD, its header already copied from @rq_mad.
- *
- * Dispatches on the attribute ID; an unknown attribute gets the status
- * DM_MAD_STATUS_UNSUP_METHOD_ATTR.
+ * @rsp_mad: response, header copied from @rq_mad; unknown attributes get
+ *           DM_MAD_STATUS_UNSUP_METHOD_ATTR.
  */
 static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 				 struct ib_dm_mad *rsp_mad)
@@ -705,8 +574,8 @@ static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 
 /**
  * srpt_mad_send_handler() - release a sent Device Management response.
- * @mad_agent: MAD agent the response was sent through.
- * @mad_wc: send completion; carries the send buffer and its address handle.
+ * @mad_agent: MAD agent.
+ * @mad_wc: send completion.
  */
 static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_wc *mad_wc)
@@ -717,13 +586,9 @@ static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
 
 /**
  * srpt_mad_recv_handler() - answer a received Device Management MAD.
- * @mad_agent: MAD agent of the port; its context is the struct srpt_port.
- * @send_buf: send buffer this MAD responds to; unused, the target only
- *            answers requests.
- * @mad_wc: receive completion carrying the request.
- *
- * Builds a GetResp with the request's header and sends it back to the
- * sender. The request is always released.
+ * @mad_agent: the port's MAD agent (context: struct srpt_port).
+ * @send_buf: unused.
+ * @mad_wc: receive completion; the request is always released.
  */
 static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_buf *send_buf,
@@ -759,7 +624,6 @@ static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 		srpt_mgmt_method_get(sport, rq_mad, dm_mad);
 		break;
 	case IB_MGMT_METHOD_SET:
-		/* Nothing in the Device Management class is writable here. */
 		dm_mad->mad_hdr.status =
 			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
 		break;
@@ -786,19 +650,15 @@ free_recv:
 }
 
 /**
- * srpt_refresh_port() - reread port attributes and set up DM MAD handling.
- * @sport: port to refresh.
+ * srpt_refresh_port() - reread port attributes, set up DM MAD handling.
+ * @sport: port.
  *
- * Updates the LIDs, GID index 0 and the two port names derived from it. On
- * a port without a MAD agent that serves the IB CM (InfiniBand, or RoCE
- * with ib_cm_on_roce), registers the DM agent; on InfiniBand it also
- * advertises IsDeviceManagementSupported. Failing that (common with SR-IOV
- * virtual functions) only means srp_daemon cannot discover the port, so it
- * is reported once per port and otherwise ignored. An InfiniBand port has
- * its capability bit set by this driver if and only if @sport->mad_agent
- * is non-NULL.
+ * Updates LIDs, GID 0 and the port names. Registers the DM agent where the
+ * IB CM is served; on InfiniBand also sets IsDeviceManagementSupported
+ * (set by us iff @sport->mad_agent). Failure (common on SR-IOV VFs) only
+ * hides the port from srp_daemon: reported once, otherwise ignored.
  *
- * Return: 0 on success or the negative error code of ib_query_port().
+ * Return: 0 or the error of ib_query_port().
  */
 static int srpt_refresh_port(struct srpt_port *sport)
 {
@@ -822,7 +682,6 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	/* The names are read by srpt_lookup_port() under srpt_dev_mutex. */
 	mutex_lock(&srpt_dev_mutex);
 	if (ret) {
-		/* No name to match a configfs target port against. */
 		sport->gid_valid = false;
 	} else {
 		sport->gid = gid;
@@ -853,11 +712,7 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		return 0;
 	}
 
-	/*
-	 * Every request method, so that the ones this class does not define
-	 * are answered "unsupported method" instead of being dropped; not
-	 * Trap and TrapRepress, which are never answered with a response.
-	 */
+	/* All methods but Trap/TrapRepress, so undefined ones get "unsupported". */
 	memset(&reg_req, 0, sizeof(reg_req));
 	reg_req.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
 	reg_req.mgmt_class_version = IB_MGMT_BASE_VERSION;
@@ -874,7 +729,6 @@ static int srpt_refresh_port(struct srpt_port *sport)
 				dev_name(&dev->dev), sport->port,
 				PTR_ERR(agent));
 		sport->dm_warned = true;
-		/* Do not advertise a service nobody answers. */
 		memset(&port_modify, 0, sizeof(port_modify));
 		port_modify.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
 		if (rdma_protocol_ib(dev, sport->port))
@@ -888,11 +742,8 @@ static int srpt_refresh_port(struct srpt_port *sport)
 
 /**
  * srpt_unregister_mad_agent() - stop answering Device Management MADs.
- * @sdev: device whose ports to clean up.
- * @port_cnt: number of ports to handle, starting at port 1.
- *
- * Clears IsDeviceManagementSupported and unregisters the MAD agent of every
- * port that has one. Safe to call for ports without an agent.
+ * @sdev: device.
+ * @port_cnt: ports 1..@port_cnt; those without an agent are skipped.
  */
 static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 {
@@ -909,7 +760,6 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 		sport = &sdev->port[i - 1];
 		if (!sport->mad_agent)
 			continue;
-		/* The device may be going away; nothing to do on failure. */
 		if (rdma_protocol_ib(sdev->device, i))
 			ib_modify_port(sdev->device, i, 0, &port_modify);
 		ib_unregister_mad_agent(sport->mad_agent);
@@ -919,8 +769,8 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 
 /**
  * srpt_alloc_ioctx() - allocate an I/O context and its DMA-mapped buffer.
- * @sdev: device the buffer is mapped for.
- * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @sdev: device.
+ * @ioctx_size: size of the structure embedding struct srpt_ioctx.
  * @buf_size: usable bytes in the buffer.
  * @offset: where the IU starts in the buffer.
  * @dir: DMA direction.
@@ -958,11 +808,11 @@ err:
 }
 
 /**
- * srpt_free_ioctx() - free an I/O context allocated by srpt_alloc_ioctx().
- * @sdev: device the buffer was mapped for.
+ * srpt_free_ioctx() - free a context from srpt_alloc_ioctx().
+ * @sdev: device.
  * @ioctx: context, may be NULL.
- * @buf_size: usable bytes in the buffer, as allocated.
- * @dir: DMA direction, as allocated.
+ * @buf_size: as allocated.
+ * @dir: as allocated.
  */
 static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
 			    u32 buf_size, enum dma_data_direction dir)
@@ -977,14 +827,14 @@ static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
 
 /**
  * srpt_alloc_ioctx_ring() - allocate a ring of I/O contexts.
- * @sdev: device the buffers are mapped for.
+ * @sdev: device.
  * @ring_size: number of contexts.
- * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @ioctx_size: size of the structure embedding struct srpt_ioctx.
  * @buf_size: usable bytes per buffer.
  * @offset: where the IU starts in each buffer.
  * @dir: DMA direction.
  *
- * Return: an array of @ring_size pointers, or NULL.
+ * Return: @ring_size pointers, or NULL.
  */
 static struct srpt_ioctx **srpt_alloc_ioctx_ring(struct srpt_device *sdev,
 						 int ring_size, size_t ioctx_size,
@@ -1019,10 +869,10 @@ err_free:
 /**
  * srpt_free_ioctx_ring() - free a ring of I/O contexts.
  * @ioctx_ring: ring, may be NULL.
- * @sdev: device the buffers were mapped for.
+ * @sdev: device.
  * @ring_size: number of contexts.
- * @buf_size: usable bytes per buffer.
- * @dir: DMA direction.
+ * @buf_size: as allocated.
+ * @dir: as allocated.
  */
 static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
 				 struct srpt_device *sdev, int ring_size,
@@ -1062,11 +912,11 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_state new)
 
 /**
  * srpt_test_and_set_cmd_state() - change a command's state if it is @old.
- * @ioctx: send I/O context of the command.
- * @old: expected current state.
+ * @ioctx: send context.
+ * @old: expected state.
  * @new: new state.
  *
- * Return: true if the state was @old and is now @new.
+ * Return: true if it was @old and is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 					enum srpt_cmd_state old,
@@ -1114,10 +964,9 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 
 /**
  * srpt_zerolength_write() - post a zero-length RDMA WRITE.
- * @ch: channel whose QP is in the error state.
+ * @ch: channel, QP in the error state.
  *
- * The write is flushed after every work request posted before it, so its
- * completion tells that the send queue is drained.
+ * Flushed after everything posted before it: its completion means drained.
  *
  * Return: 0 or the ib_post_send() error.
  */
@@ -1137,10 +986,8 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 }
 
 /*
- * A completion in error closes the channel. A flush counts too when this
- * side never started the close: the queue pair failed under a live channel
- * (an error on an unsignaled rdma_rw work request reaches no CQE of ours,
- * only the flushes behind it do).
+ * Close on error; also on a flush when we did not start the close (an
+ * unsignaled rdma_rw WR fails with no CQE of ours, only flushes follow).
  */
 static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 			   const char *what, u64 tag)
@@ -1156,12 +1003,10 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 		srpt_ch_info(ch, "%s (tag %#llx) failed: %s; closing\n", what,
 			     tag, ib_wc_status_msg(wc->status));
 	else
-		/* Over iWARP also when the peer's close beats its event. */
 		srpt_ch_info(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed or the initiator disconnected; closing\n",
 			     what, tag);
 }
 
-/* The drain write completed. */
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -1173,16 +1018,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 			    srpt_ch_state_name(ch->state));
 }
 
-/**
- * srpt_get_indirect_tbl() - parse an indirect data buffer descriptor.
- * @ib: the descriptor, inside the IU.
- * @room: bytes of the IU from @ib on.
- * @cnt: descriptors the SRP_CMD says are inside the IU.
- * @d: output; &srpt_data_desc.ext_tbl is set when the whole table lives in
- *     initiator memory and must be fetched first.
- *
- * Return: 0 or -EINVAL.
- */
+/* Sets &srpt_data_desc.ext_tbl when the table must be fetched first. */
 static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 				 u32 cnt, struct srpt_data_desc *d)
 {
@@ -1195,13 +1031,11 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
 		return -EINVAL;
 	n = tbl_len / sizeof(struct srp_direct_buf);
-	/* The @cnt entries of the partial table are inside the IU. */
 	if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
 		return -EINVAL;
 	if (n < cnt)
 		return -EINVAL;
 	if (n > cnt) {
-		/* The whole table is in initiator memory. */
 		if (n > SRPT_MAX_EXT_DESCS)
 			return -EINVAL;
 		d->nbufs = n;
@@ -1223,15 +1057,12 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
  * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
  * @srp_cmd: the command IU.
  * @iu_len: bytes received; nothing beyond is read.
- * @imm_data_offset: negotiated immediate data offset, 0 if not negotiated.
- * @d: parsed result.
+ * @imm_data_offset: negotiated immediate data offset, 0 if none.
+ * @d: result; &srpt_data_desc.ext_tbl set if the table is in initiator
+ *     memory (srpt_fetch_table()).
  *
- * Every length and count is checked against @iu_len with 64-bit arithmetic
- * so that no initiator-supplied value can make a bound wrap. One function
- * of ~90 lines on purpose: the bounds depend on each other in order, and
- * a reviewer should see every one of them on one screen. A table with
- * more entries than the IU carries is in initiator memory: @d then holds
- * its descriptor (&srpt_data_desc.ext_tbl) for srpt_fetch_table().
+ * Bounds are checked in 64 bits so no initiator value can wrap them; kept
+ * in one function so every dependent bound is on one screen.
  *
  * Return: 0, or -EINVAL for a malformed or unsupported IU.
  */
@@ -1304,9 +1135,9 @@ static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
 }
 
 /**
- * srpt_init_ch_qp() - move a new IB CM channel's QP to the INIT state.
+ * srpt_init_ch_qp() - move a new IB CM channel's QP to INIT.
  * @ch: channel.
- * @qp: its queue pair.
+ * @qp: its QP.
  *
  * Return: 0 or the ib_modify_qp() error.
  */
@@ -1324,12 +1155,10 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rtr() - move an IB CM channel's QP to ready-to-receive.
+ * srpt_ch_qp_rtr() - move an IB CM channel's QP to RTR (attributes from
+ * the CM).
  * @ch: channel.
- * @qp: its queue pair.
- *
- * The CM fills in the path, the remote QP and the RDMA READ limits from
- * the REQ and our REP.
+ * @qp: its QP.
  *
  * Return: 0 or a negative errno.
  */
@@ -1346,9 +1175,9 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rts() - move an IB CM channel's QP to ready-to-send.
+ * srpt_ch_qp_rts() - move an IB CM channel's QP to RTS.
  * @ch: channel.
- * @qp: its queue pair.
+ * @qp: its QP.
  *
  * Return: 0 or a negative errno.
  */
@@ -1365,8 +1194,8 @@ static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_err() - sets the channel queue pair state to 'error'
- * @ch: the SRPT RDMA channel.
+ * srpt_ch_qp_err() - move a channel's QP to the error state.
+ * @ch: channel.
  *
  * Return: 0 or the ib_modify_qp() error.
  */
@@ -1502,17 +1331,9 @@ static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
 	ioctx->n_segs = 0;
 }
 
-/**
- * srpt_view_sg() - build a scatterlist over a byte range of another one.
- * @sgl: source scatterlist.
- * @off: first byte.
- * @len: number of bytes, > 0, inside @sgl.
- * @nents: entries in the returned list.
- *
- * Used for indirect descriptors: each remote buffer gets its own view of
- * the command's data pages, so no data is copied.
- *
- * Return: a new scatterlist (kfree it) or NULL.
+/*
+ * A view of @len bytes at @off of @sgl, so each remote buffer of an
+ * indirect descriptor maps the command's pages without a copy. kfree() it.
  */
 static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 					u32 len, unsigned int *nents)
@@ -1551,11 +1372,7 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 	return view;
 }
 
-/*
- * Whether a command whose mapping found the QP's MR pool empty could ever
- * map: each descriptor takes at least one MR, a long one several. Waiting
- * for MRs that the pool does not have would retry for ever.
- */
+/* Could this command ever map? Else waiting for MRs would never end. */
 static bool srpt_mrs_never_fit(struct srpt_rdma_ch *ch,
 			       const struct srpt_send_ioctx *ioctx, u32 *need)
 {
@@ -1853,13 +1670,10 @@ static void srpt_unsig_retire(struct srpt_rdma_ch *ch, u32 snap)
 	atomic_add(snap - (u32)old, &ch->unsig_avail);
 }
 
-/**
- * srpt_post_failed() - keep a command whose post failed until the drain.
- * @ioctx: command; part of its work requests may have been posted and
- *	   still use its buffers, so nothing is unmapped before the QP is
- *	   drained (srpt_release_channel_work()).
- *
- * A failed post means the QP is broken: the channel is closed.
+/*
+ * A failed post breaks the QP: close the channel, but keep the command
+ * until the drain (srpt_release_channel_work()); posted WRs may still use
+ * its buffers.
  */
 static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 {
@@ -1874,7 +1688,6 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 		list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (closed) {
-		/* The QP is drained and the list was emptied: end it here. */
 		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		srpt_xfer_cancel(ioctx);
 		return;
@@ -1886,15 +1699,13 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
  * srpt_abort_cmd() - end a command whose data transfer failed.
  * @ioctx: command.
  *
- * A command waiting for its data-out buffer is failed through the target
- * core, which answers it with CHECK CONDITION if the channel still lives.
- * A command whose response was posted is simply released.
+ * One waiting for data-out is failed through the target core (CHECK
+ * CONDITION if the channel lives); one with its response posted is released.
  */
 static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 {
 	enum srpt_cmd_state state;
 
-	/* The target core still owns a command waiting for data: fail it. */
 	if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
 					SRPT_CMD_EXECUTING)) {
 		transport_generic_request_failure(&ioctx->cmd,
@@ -1931,7 +1742,6 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 n = ioctx->n_rdma;
 
 	ioctx->n_rdma = 0;
-	/* Unmap before the backend reads the data. */
 	srpt_unmap_segs(ch, ioctx);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -2053,11 +1863,11 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_build_tskmgmt_rsp() - build an SRP_RSP for a task management request.
+ * srpt_build_tskmgmt_rsp() - build the SRP_RSP of a task management request.
  * @ch: channel.
- * @rsp_code: SRP_TSK_MGMT_* response code.
- * @ioctx: request; its response buffer receives the IU.
- * @tag: initiator tag of the task management request.
+ * @rsp_code: SRP_TSK_MGMT_* code.
+ * @ioctx: request; the IU goes into its buffer.
+ * @tag: initiator tag.
  *
  * Return: length of the IU.
  */
@@ -2079,12 +1889,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
 	return sizeof(*srp_rsp) + resp_len;
 }
 
-/**
- * srp_tmr_to_tcm() - map an SRP task management function to LIO's.
- * @fn: SRP_TSK_* value.
- *
- * Return: a TMR_* value, or -1 if the function is not supported.
- */
+/* Return: a TMR_* value, or -1 if unsupported. */
 static int srp_tmr_to_tcm(int fn)
 {
 	switch (fn) {
@@ -2103,12 +1908,7 @@ static int srp_tmr_to_tcm(int fn)
 	}
 }
 
-/**
- * srpt_task_attr_to_tcm() - map an SRP task attribute to LIO's.
- * @attr: SRP_CMD task_attr field.
- *
- * Return: a TCM_*_TAG value; reserved values are treated as SIMPLE.
- */
+/* Reserved task attributes are treated as SIMPLE. */
 static int srpt_task_attr_to_tcm(u8 attr)
 {
 	switch (attr) {
@@ -2124,13 +1924,7 @@ static int srpt_task_attr_to_tcm(u8 attr)
 	}
 }
 
-/**
- * srpt_tmr_rsp_code() - map LIO's task management result to SRP's.
- * @response: TMR_* response.
- *
- * Return: SRP_TSK_MGMT_* code. Aborting a task that no longer exists has
- * the effect the initiator asked for, so it counts as success.
- */
+/* Aborting a task that no longer exists did what was asked: success. */
 static u8 srpt_tmr_rsp_code(u8 response)
 {
 	switch (response) {
@@ -2145,18 +1939,11 @@ static u8 srpt_tmr_rsp_code(u8 response)
 	}
 }
 
-/**
- * srpt_cdb_dir() - the data direction a CDB's opcode implies.
- * @cdb: CDB.
- *
- * The target core takes the direction from the fabric, never from the
- * CDB, so a WRITE with a data-in descriptor would write uninitialized
- * pages to the LUN and RDMA-write them to the initiator. Opcodes whose
- * direction SPC/SBC fix are listed; the rest (and those that may carry
- * no data, like VERIFY) are left to the descriptor.
- *
- * Return: DMA_TO_DEVICE, DMA_FROM_DEVICE, or DMA_BIDIRECTIONAL when the
- * opcode does not fix one.
+/*
+ * The target core takes the direction from the fabric, never the CDB: a
+ * WRITE with a data-in descriptor would write uninitialized pages to the
+ * LUN and send them to the initiator. Only opcodes whose direction SPC/SBC
+ * fix are listed; DMA_BIDIRECTIONAL leaves it to the descriptor.
  */
 static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
 {
@@ -2188,17 +1975,9 @@ static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
 	}
 }
 
-/**
- * srpt_check_cmd() - validate an SRP_CMD before the target core sees it.
- * @ch: channel: immediate data offset and data length limit.
- * @srp_cmd: the IU.
- * @iu_len: bytes received; nothing beyond is read.
- * @d: parsed data descriptors.
- *
- * Return: 0; -EINVAL for a malformed IU; -E2BIG when the data length
- * exceeds srp_max_rdma_size (the target core would allocate and pin
- * whatever length the initiator names); -EPROTO when the descriptor's
- * direction contradicts the CDB's, see srpt_cdb_dir().
+/*
+ * Return: 0; -EINVAL (malformed); -E2BIG (over srp_max_rdma_size: the
+ * target core would pin any length); -EPROTO (direction contradicts the CDB).
  */
 static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 			  const struct srp_cmd *srp_cmd, u32 iu_len,
@@ -2223,11 +2002,6 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 	return 0;
 }
 
-/**
- * srpt_submit_cmd() - hand a checked SRP_CMD with remote buffers to the
- * target core.
- * @ioctx: command; its IU is still in &srpt_send_ioctx.recv_ioctx.
- */
 static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
@@ -2239,12 +2013,6 @@ static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
 	srpt_target_submit(&ioctx->cmd);
 }
 
-/**
- * srpt_fail_cmd() - answer a command the target core has not seen yet
- * with CHECK CONDITION.
- * @ioctx: command, initialized with target_init_cmd().
- * @reason: sense reason.
- */
 static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
 			  sense_reason_t reason)
 {
@@ -2253,14 +2021,6 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
 	target_put_sess_cmd(&ioctx->cmd);
 }
 
-/**
- * srpt_check_ext_table() - validate a fetched descriptor table.
- * @tbl: the table.
- * @n: entries.
- * @len: data length the indirect descriptor announced.
- *
- * Return: 0 if the entries add up to @len, else -EINVAL.
- */
 static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
 				u64 len)
 {
@@ -2272,10 +2032,6 @@ static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
 	return sum == len ? 0 : -EINVAL;
 }
 
-/**
- * srpt_table_ctx_destroy() - release the RDMA context of a table fetch.
- * @ioctx: command in state TABLE.
- */
 static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2285,25 +2041,13 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 	atomic_dec(&ch->tbl_fetches);
 }
 
-/**
- * srpt_table_fail() - end a command whose table could not be fetched.
- * @ioctx: command in state TABLE, its fetch context released.
- */
 static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 {
 	srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
 	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
 }
 
-/**
- * srpt_table_done() - the RDMA READ of a descriptor table completed.
- * @cq: completion queue.
- * @wc: work completion.
- *
- * A table that adds up is used like one inside the IU; one that does not
- * fails the command. A failed READ (an rkey that faults) leaves the QP in
- * error: the channel closes.
- */
+/* A failed READ (faulting rkey) leaves the QP in error: the channel closes. */
 static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -2330,10 +2074,7 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_sq_release(ch, n);
 }
 
-/**
- * srpt_post_table_read() - post the RDMA READ of a descriptor table.
- * @ioctx: command in state TABLE, its send queue space reserved.
- */
+/* @ioctx in SRPT_CMD_FETCH_TABLE, its send queue space reserved. */
 static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2356,15 +2097,10 @@ static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_fetch_table() - fetch a descriptor table from initiator memory.
- * @ioctx: command, initialized with target_init_cmd().
- * @td: the table's descriptor (address, rkey, length).
- * @n: its entries, at most SRPT_MAX_EXT_DESCS.
- *
+/*
  * The command reaches the target core once the table is here
- * (srpt_table_done()). At most SRPT_MAX_TBL_FETCHES run per channel; a
- * command beyond them is answered BUSY, which the initiator retries.
+ * (srpt_table_done()); beyond SRPT_MAX_TBL_FETCHES per channel it is
+ * answered BUSY, which the initiator retries.
  */
 static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 			     const struct srp_direct_buf *td, u32 n)
@@ -2509,10 +2245,9 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
  * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT.
  * @ch: channel.
  * @recv: receive buffer holding the IU.
- * @ioctx: free send context for the request.
+ * @ioctx: free send context.
  *
- * Unsupported functions reach the target core as an invalid function, which
- * rejects them; the response then says FUNCTION NOT SUPPORTED.
+ * An unsupported function is answered FUNCTION NOT SUPPORTED.
  */
 static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				 struct srpt_recv_ioctx *recv,
@@ -2530,7 +2265,6 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	srpt_set_cmd_state(ioctx, SRPT_CMD_TMF);
 	srpt_ch_debug(ch, "TMF %#x tag %#llx task %#llx lun %llu\n",
 		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
-	/* Everything needed was copied: the buffer can go back now. */
 	srpt_repost_recv(ch, recv);
 	ioctx->tmf_credit = true;
 
@@ -2545,16 +2279,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	ioctx->cmd.tag = ioctx->tag;
 }
 
-/**
- * srpt_cred_rsp_expected() - whether an SRP_CRED_RSP answers our request.
- * @ch: channel.
- * @iu: the IU.
- * @len: its length.
- *
- * An expected one lets the next SRP_CRED_REQ go out.
- *
- * Return: true if it carries the tag of the outstanding SRP_CRED_REQ.
- */
+/* Does this SRP_CRED_RSP carry our outstanding SRP_CRED_REQ's tag? */
 static bool srpt_cred_rsp_expected(struct srpt_rdma_ch *ch, const u8 *iu,
 				   u32 len)
 {
@@ -2669,13 +2394,9 @@ repost:
 	return true;
 }
 
-/**
- * srpt_wait_for_ioctx() - queue an IU until a send context is free.
- * @ch: channel.
- * @recv: the IU, which must be replayed before any later one.
- *
- * srpt_put_send_ioctx() restarts the replay; a context freed between the
- * failed look-up and this call is noticed here, under the same lock.
+/*
+ * Queue @recv, replayed in order by srpt_put_send_ioctx(); a context freed
+ * since the failed look-up is noticed here, under the same lock.
  */
 static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 				struct srpt_recv_ioctx *recv)
@@ -2758,13 +2479,10 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/**
- * srpt_process_wait_list() - replay queued IUs.
- * @ch: live channel with processing_wait_list set.
- *
- * Stops when the list is empty (new IUs are then handled as they arrive),
- * when the channel stops being live (release work recycles what is left)
- * or when no send context is free (srpt_put_send_ioctx() restarts it).
+/*
+ * @ch live, processing_wait_list set. Stops on an empty list, a channel no
+ * longer live (release work recycles the rest) or no free send context
+ * (srpt_put_send_ioctx() restarts it).
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
@@ -2795,13 +2513,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	}
 }
 
-/**
- * srpt_iu_work() - replay the queued IUs of a channel.
- * @w: &srpt_rdma_ch.iu_work.
- *
- * A work item rather than the CM callback or the context that freed a send
- * context: it sleeps, and the release work can flush it.
- */
+/* A work item: it sleeps, and the release work can flush it. */
 static void srpt_iu_work(struct work_struct *w)
 {
 	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, iu_work));
@@ -2853,12 +2565,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_sq_release(ch, n);
 }
 
-/**
- * srpt_drop_cmd() - finish a command without sending anything.
- * @ioctx: command.
- *
- * For commands that complete after their channel stopped being live.
- */
+/* For commands completing after their channel stopped being live. */
 static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 {
 	atomic64_inc(&ioctx->ch->stats.dropped);
@@ -2867,15 +2574,7 @@ static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 }
 
-/**
- * srpt_set_sense() - make a command's status CHECK CONDITION.
- * @ioctx: command.
- * @key: sense key.
- * @asc: additional sense code.
- * @ascq: additional sense code qualifier.
- *
- * Fixed-format sense data, for failures the target core does not know of.
- */
+/* Fixed-format sense, for failures the target core does not know of. */
 static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
 			   u8 ascq)
 {
@@ -2982,12 +2681,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_post_read() - post the RDMA READs of a command's data-out buffer.
- * @ioctx: command in state %SRPT_CMD_WAIT_DATA, its send queue space reserved.
- *
- * srpt_rdma_read_done() executes the command.
- */
+/* @ioctx in SRPT_CMD_WAIT_DATA, space reserved; srpt_rdma_read_done() goes on. */
 static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -3009,10 +2703,6 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_xfer_resume() - post a transfer that waited for send queue space.
- * @ioctx: command taken off &srpt_rdma_ch.sq_wait_list, space reserved.
- */
 static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 {
 	if (ioctx->state == SRPT_CMD_FETCH_TABLE)
@@ -3023,11 +2713,7 @@ static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 		srpt_post_response(ioctx);
 }
 
-/**
- * srpt_xfer_cancel() - end a command that waited for the send queue, or
- * whose post failed, once its channel is drained.
- * @ioctx: command off both lists.
- */
+/* Once drained: end a command that waited for the send queue or failed to post. */
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
 {
 	ioctx->n_rdma = 0;
@@ -3130,29 +2816,18 @@ static int srpt_queue_data_in(struct se_cmd *cmd)
 	return srpt_queue_response(cmd);
 }
 
-/**
- * srpt_queue_status() - LIO callback: send status (and sense).
- * @cmd: LIO command.
- *
- * Return: see srpt_queue_response().
- */
+/* Return: see srpt_queue_response(). */
 static int srpt_queue_status(struct se_cmd *cmd)
 {
 	return srpt_queue_response(cmd);
 }
 
-/* LIO callback: send a task management response. */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
 	srpt_queue_response(cmd);
 }
 
-/**
- * srpt_aborted_task() - LIO callback: a command was aborted, no response.
- * @cmd: LIO command.
- *
- * Resources are released by srpt_release_cmd() with the last reference.
- */
+/* No response; srpt_release_cmd() frees with the last reference. */
 static void srpt_aborted_task(struct se_cmd *cmd)
 {
 	struct srpt_send_ioctx *ioctx =
@@ -3162,16 +2837,10 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
 }
 
-/**
- * srpt_write_pending() - LIO callback: fetch the data-out buffer.
- * @cmd: LIO command.
- *
- * Immediate data is already here (copied into the target core's buffer
- * if it was not aligned, see &srpt_send_ioctx.imm_copy); otherwise RDMA
- * READs are posted, at once or when the send queue has room, and
- * srpt_rdma_read_done() executes the command.
- *
- * Return: 0; -ENOMEM or -EAGAIN to retry later; -EIO to fail the command.
+/*
+ * Immediate data is already here (copied if unaligned, see
+ * &srpt_send_ioctx.imm_copy); else RDMA READs are posted now or when the
+ * send queue has room. Return: 0; -ENOMEM/-EAGAIN retry; -EIO fails it.
  */
 static int srpt_write_pending(struct se_cmd *cmd)
 {
@@ -3227,12 +2896,6 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	}
 }
 
-/**
- * srpt_get_tcm_cmd_state() - LIO callback: fabric state of a command.
- * @cmd: LIO command.
- *
- * Return: the &enum srpt_cmd_state value.
- */
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
 	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
@@ -3276,12 +2939,6 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 	srpt_put_send_ioctx(ioctx);
 }
 
-/**
- * srpt_sess_to_ch() - channel of a LIO session.
- * @sess: session, may be NULL.
- *
- * Return: the channel or NULL.
- */
 static struct srpt_rdma_ch *srpt_sess_to_ch(struct se_session *sess)
 {
 	return sess ? sess->fabric_sess_ptr : NULL;
@@ -3291,7 +2948,7 @@ static struct srpt_rdma_ch *srpt_sess_to_ch(struct se_session *sess)
  * srpt_close_session() - LIO callback: close the channel of a session.
  * @se_sess: session, e.g. of an ACL being removed.
  *
- * The target core waits for the session to be removed, which the channel's
+ * The target core waits for the session's removal, which the channel's
  * release does once its commands have finished.
  */
 static void srpt_close_session(struct se_session *se_sess)
@@ -3302,22 +2959,13 @@ static void srpt_close_session(struct se_session *se_sess)
 		srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 }
 
-/**
- * srpt_check_login_req() - validate an SRP_LOGIN_REQ.
- * @req: login request.
- * @t_port_id: this target's port identifier.
- * @max_req_size: largest IU the target accepts.
- * @port_enabled: the port accepts logins.
- *
- * Return: 0, or the SRP_LOGIN_REJ_* reason to reject with.
- */
+/* Return: 0, or the SRP_LOGIN_REJ_* reason to reject with. */
 static u32 srpt_check_login_req(const struct srp_login_req *req,
 				const u8 t_port_id[16], u32 max_req_size,
 				bool port_enabled)
 {
 	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
 
-	/* The IB CM hands over any REQ private data as it came. */
 	if (req->opcode != SRP_LOGIN_REQ)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (it_iu_len < SRPT_MIN_IT_IU_LEN)
@@ -3334,14 +2982,7 @@ static u32 srpt_check_login_req(const struct srp_login_req *req,
 	return 0;
 }
 
-/**
- * srpt_imm_data_offset() - negotiate immediate data.
- * @req: login request.
- * @it_iu_len: largest IU the initiator will send.
- *
- * Return: the offset of immediate data in an SRP_CMD, or 0 if the request
- * does not ask for immediate data or asks for an offset that cannot work.
- */
+/* Return: 0 if no immediate data was asked for or the offset cannot work. */
 static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
 {
 	u16 off = be16_to_cpu(req->imm_data_offset);
@@ -3353,7 +2994,6 @@ static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
 	return off;
 }
 
-/* Build an SRP_LOGIN_RSP. */
 static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 				u32 max_it_iu_len, u32 max_ti_iu_len,
 				u8 rsp_flags)
@@ -3369,7 +3009,6 @@ static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 	rsp->rsp_flags = rsp_flags;
 }
 
-/* Build an SRP_LOGIN_REJ. */
 static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 {
 	memset(rej, 0, sizeof(*rej));
@@ -3380,13 +3019,6 @@ static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 				   SRP_BUF_FORMAT_INDIRECT);
 }
 
-/**
- * srpt_multichan_rsp_flags() - multichannel part of the login response.
- * @req_flags: login request flags.
- * @closed_others: a SINGLE login closed existing channels of the ini.
- *
- * Return: an SRP_LOGIN_RSP_MULTICHAN_* value.
- */
 static u8 srpt_multichan_rsp_flags(u8 req_flags, bool closed_others)
 {
 	if (req_flags & SRP_MULTICHAN_MULTI)
@@ -3395,10 +3027,6 @@ static u8 srpt_multichan_rsp_flags(u8 req_flags, bool closed_others)
 			       SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
 }
 
-/**
- * srpt_free_ch() - free a channel with its last reference.
- * @kref: &srpt_rdma_ch.kref.
- */
 static void srpt_free_ch(struct kref *kref)
 {
 	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
@@ -3406,10 +3034,6 @@ static void srpt_free_ch(struct kref *kref)
 	kfree_rcu(ch, rcu);
 }
 
-/**
- * srpt_free_ch_rings() - free what srpt_alloc_ch_rings() allocated.
- * @ch: channel.
- */
 static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
@@ -3431,12 +3055,7 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 	ch->ioctx_ring = NULL;
 }
 
-/**
- * srpt_alloc_ch_rings() - allocate the send and receive contexts of a channel.
- * @ch: channel with rq_size, max_rsp_size and the receive layout set.
- *
- * Return: 0 or -ENOMEM.
- */
+/* @ch has rq_size, max_rsp_size and the receive layout set. */
 static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
@@ -3492,14 +3111,7 @@ static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 	ch->qp = NULL;
 }
 
-/**
- * srpt_rdma_wrs_for() - RDMA work requests one transfer of @len bytes needs
- * without memory registration.
- * @attrs: device attributes.
- * @len: transfer length.
- *
- * Return: a bound that holds for data in page-sized segments.
- */
+/* Without memory registration, for data in page-sized segments. */
 static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 {
 	u32 sge = min_t(u32, attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
@@ -3511,13 +3123,7 @@ static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 	       SRPT_RDMA_WR_SLACK;
 }
 
-/**
- * srpt_create_qp() - create a channel's QP through the CM it logged in with.
- * @ch: channel.
- * @qp_init: attributes; the caps are updated to what the HCA granted.
- *
- * Return: 0 or a negative errno.
- */
+/* Through the CM the channel logged in with; caps become what was granted. */
 static int srpt_create_qp(struct srpt_rdma_ch *ch,
 			  struct ib_qp_init_attr *qp_init)
 {
@@ -3536,14 +3142,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 	return ret;
 }
 
-/**
- * srpt_create_cq_qp() - create the CQ and QP of a channel for given sizes.
- * @ch: channel.
- * @rsp_wrs: send queue slots for responses and the drain write.
- * @sq_size: RDMA contexts.
- *
- * Return: 0, or a negative errno with neither created.
- */
+/* Return: 0, or a negative errno with neither created. */
 static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 {
 	struct srpt_port *sport = ch->sport;
@@ -3552,10 +3151,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	struct ib_qp_init_attr qp_init = {};
 	int ret;
 
-	/*
-	 * Receives, responses, and RDMA work requests with up to two more
-	 * for memory registration each: flushed ones all complete.
-	 */
+	/* RDMA WRs take up to two more each for MR registration; all flush. */
 	ch->cq = ib_alloc_cq_any(sdev->device, ch,
 				 ch->rq_size + rsp_wrs + 3 * sq_size,
 				 IB_POLL_WORKQUEUE);
@@ -3571,7 +3167,6 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	qp_init.recv_cq = ch->cq;
 	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init.qp_type = IB_QPT_RC;
-	/* The RDMA core adds the RDMA contexts' work requests. */
 	qp_init.cap.max_send_wr = rsp_wrs;
 	qp_init.cap.max_rdma_ctxs = sq_size;
 	qp_init.cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
@@ -3593,7 +3188,6 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		ret = srpt_create_qp(ch, &qp_init);
 	}
 	if (!ret && qp_init.cap.max_send_wr <= rsp_wrs) {
-		/* The device capped the send queue below what responses need. */
 		srpt_destroy_qp(ch);
 		ret = -ENOMEM;
 	}
@@ -3616,16 +3210,13 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 }
 
 /**
- * srpt_create_ch_ib() - create the completion queue and queue pair of a
- * channel and post its receive buffers.
+ * srpt_create_ch_ib() - create a channel's CQ and QP, post its receives.
  * @ch: channel with rq_size and max_data_len set.
  *
- * The send queue holds one response per send context, the drain write,
- * one SRP_T_LOGOUT, one SRP_CRED_REQ, %SRPT_UNSIG_RSP_MAX unsignaled
- * responses whose commands already ended, and srp_sq_size RDMA contexts (at
- * least the largest transfer allowed, so every command can run).
- * Responses are never short of space that way, see srpt_post_response().
- * If the HCA refuses the sizes, the RDMA part is halved until they fit.
+ * The send queue holds a response per send context, the drain write, an
+ * SRP_T_LOGOUT, an SRP_CRED_REQ, %SRPT_UNSIG_RSP_MAX unsignaled responses
+ * and srp_sq_size RDMA contexts (at least the largest transfer), so a
+ * response never lacks room. The RDMA part is halved until the HCA agrees.
  *
  * Return: 0 or a negative errno.
  */
@@ -3672,10 +3263,6 @@ err_destroy_qp:
 	return ret;
 }
 
-/**
- * srpt_destroy_ch_ib() - destroy the QP and CQ of a channel.
- * @ch: channel whose CM ID is already gone.
- */
 static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 {
 	if (ch->qp)
@@ -3686,7 +3273,6 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 	ch->cq = NULL;
 }
 
-/* Start the CM-level disconnect of a channel. */
 static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 {
 	int ret;
@@ -3706,9 +3292,8 @@ static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
  * srpt_close_ch() - close an RDMA channel.
  * @ch: channel.
  *
- * Disconnects at the CM, moves the QP to the error state and posts the
- * zero-length write whose flush completion starts the release. Safe to call
- * from any context that may sleep briefly, any number of times.
+ * CM disconnect, QP to error, then the drain write whose flush starts the
+ * release. May sleep briefly; may be called any number of times.
  *
  * Return: true if this call started the close.
  */
@@ -3737,7 +3322,6 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	return true;
 }
 
-/* Close a channel on behalf of srpt_close_ch_async(). */
 static void srpt_close_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -3747,14 +3331,9 @@ static void srpt_close_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/**
- * srpt_close_ch_async() - close a channel from any context.
- * @ch: channel.
- *
- * For QP events (atomic context) and completion errors. A channel not yet
- * on its ini belongs to its login, which ends it.
- *
- * Return: true if this call queued the close.
+/*
+ * Any context (QP events, completion errors). A channel not yet on its ini
+ * belongs to its login, which ends it. Return: true if this call queued it.
  */
 static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
@@ -3767,12 +3346,7 @@ static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 	return false;
 }
 
-/**
- * srpt_cancel_xfers() - end the commands on a transfer list of a drained
- * channel.
- * @ch: channel, no longer live.
- * @list: &srpt_rdma_ch.sq_wait_list or &srpt_rdma_ch.post_failed_list.
- */
+/* @ch drained; @list is sq_wait_list or post_failed_list. */
 static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 {
 	struct srpt_send_ioctx *ioctx;
@@ -3795,14 +3369,6 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 	}
 }
 
-/**
- * srpt_build_t_logout() - build an SRP_T_LOGOUT.
- * @buf: IU buffer.
- * @reason: SRPT_LOGOUT_* reason code.
- * @tag: tag of the IU.
- *
- * Return: length of the IU.
- */
 static int srpt_build_t_logout(void *buf, u32 reason, u64 tag)
 {
 	struct srp_t_logout *lo = buf;
@@ -3815,14 +3381,6 @@ static int srpt_build_t_logout(void *buf, u32 reason, u64 tag)
 	return sizeof(*lo);
 }
 
-/**
- * srpt_build_cred_req() - build an SRP_CRED_REQ.
- * @buf: IU buffer.
- * @delta: credits granted.
- * @tag: tag the SRP_CRED_RSP must echo.
- *
- * Return: length of the IU.
- */
 static int srpt_build_cred_req(void *buf, s32 delta, u64 tag)
 {
 	struct srp_cred_req *cr = buf;
@@ -3835,18 +3393,7 @@ static int srpt_build_cred_req(void *buf, s32 delta, u64 tag)
 	return sizeof(*cr);
 }
 
-/**
- * srpt_post_ctl() - post an IU the target sends on its own.
- * @ch: channel.
- * @ioctx: its buffer, already built.
- * @len: IU length.
- * @done: completion handler.
- *
- * The send queue keeps one slot each for SRP_T_LOGOUT and SRP_CRED_REQ,
- * see srpt_create_ch_ib().
- *
- * Return: 0 or the ib_post_send() error.
- */
+/* SRP_T_LOGOUT and SRP_CRED_REQ each have a slot, see srpt_create_ch_ib(). */
 static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 			 int len, void (*done)(struct ib_cq *, struct ib_wc *))
 {
@@ -3869,13 +3416,11 @@ static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 	return ib_post_send(ch->qp, &wr, NULL);
 }
 
-/* The SRP_T_LOGOUT was delivered (or failed). */
 static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	srpt_close_ch(wc->qp->qp_context);
 }
 
-/* Close a channel whose SRP_T_LOGOUT took too long. */
 static void srpt_logout_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
@@ -3885,15 +3430,10 @@ static void srpt_logout_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/**
- * srpt_logout_ch() - tell the initiator of a live channel why the target
- * closes it, then close it.
- * @ch: channel.
- * @reason: SRPT_LOGOUT_* reason code.
- *
- * A channel that is not live yet is closed at once; one whose logout is
- * already on its way is left to it. The close follows the SRP_T_LOGOUT's
- * completion, or SRPT_LOGOUT_GRACE, whichever comes first.
+/*
+ * Tell the initiator why we close, then close on the SRP_T_LOGOUT's
+ * completion or after SRPT_LOGOUT_GRACE. A channel not live yet closes at
+ * once; one whose logout is under way is left to it.
  */
 static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 {
@@ -3924,7 +3464,6 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 		srpt_close_ch(ch);
 }
 
-/* An SRP_CRED_REQ send completed. */
 static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -3934,10 +3473,7 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	ch->cred_busy = false;
-	/*
-	 * The SRP_CRED_RSP may have come before this completion: its
-	 * srpt_cred_work() found us busy, so credits owed since go now.
-	 */
+	/* A SRP_CRED_RSP before this completion found us busy: send owed now. */
 	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -3948,13 +3484,9 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
 }
 
-/**
- * srpt_cred_work() - send credits no response carried in an SRP_CRED_REQ.
- * @w: &srpt_rdma_ch.cred_work.
- *
- * One SRP_CRED_REQ at a time: the next waits for the SRP_CRED_RSP of the
- * last. Responses keep carrying credits meanwhile (both take them from
- * req_lim_delta, so none is given twice).
+/*
+ * Credits no response carried. One SRP_CRED_REQ at a time; responses and
+ * requests both take from req_lim_delta, so no credit is given twice.
  */
 static void srpt_cred_work(struct work_struct *w)
 {
@@ -3990,13 +3522,9 @@ static void srpt_cred_work(struct work_struct *w)
 	}
 }
 
-/**
- * srpt_release_channel_work() - tear a drained channel down.
- * @w: &srpt_rdma_ch.release_work.
- *
- * Runs off the CM callbacks: waits for the channel's commands, removes the
- * session, destroys the CM ID before the QP (so no CM callback can touch a
- * freed QP), then frees the rings and drops the port and device references.
+/*
+ * Off the CM callbacks: wait for the commands, remove the session, destroy
+ * the CM ID before the QP (no CM callback may touch a freed QP), free.
  */
 static void srpt_release_channel_work(struct work_struct *w)
 {
@@ -4014,11 +3542,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_rq(ch->qp);
 	} else if (ch->qp) {
 		/*
-		 * Receives this QP took from the SRQ may still wait in the CQ,
-		 * which ib_free_cq() would discard with their SRQ buffers.
-		 * After the last WQE no more come; the completion of a send
-		 * posted after that comes after them all (srpt_recv_done()
-		 * reposts each to the SRQ).
+		 * SRQ receives may still be in the CQ; ib_free_cq() would lose
+		 * their buffers. A send posted after the last WQE completes
+		 * after them all (srpt_recv_done() reposts each).
 		 */
 		if (!wait_for_completion_timeout(&ch->last_wqe,
 						 SRPT_LAST_WQE_TIMEOUT))
@@ -4026,7 +3552,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_sq(ch->qp);
 	}
 
-	/* The send queue is drained: nothing waits for space any more. */
 	cancel_work_sync(&ch->iu_work);
 	srpt_cancel_xfers(ch, &ch->post_failed_list);
 	srpt_cancel_xfers(ch, &ch->sq_wait_list);
@@ -4077,7 +3602,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/* Close every channel of a port. */
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
 	struct srpt_initiator *ini;
@@ -4091,12 +3615,10 @@ static void srpt_close_port_channels(struct srpt_port *sport)
 }
 
 /**
- * srpt_release_sport() - close all channels of a port and wait until they
- * are gone.
+ * srpt_release_sport() - close a port's channels and wait until gone.
  * @sport: port.
  *
- * Logs every few seconds while channels drain, so a stuck initiator is
- * visible instead of a silent hang.
+ * Logs while channels drain, so a stuck initiator is not a silent hang.
  */
 static void srpt_release_sport(struct srpt_port *sport)
 {
