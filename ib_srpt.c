@@ -3633,11 +3633,7 @@ static void srpt_release_sport(struct srpt_port *sport)
 	}
 }
 
-/**
- * srpt_set_enabled() - allow or refuse logins on a port.
- * @sport: port.
- * @enabled: new state; disabling closes the port's channels and waits.
- */
+/* Disabling closes the port's channels and waits for them. */
 static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 {
 	mutex_lock(&sport->mutex);
@@ -3647,15 +3643,7 @@ static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 		srpt_release_sport(sport);
 }
 
-/**
- * srpt_tpg_channels() - count, and optionally close, the channels whose
- * session belongs to a TPG.
- * @sport: port.
- * @se_tpg: TPG.
- * @close: close them.
- *
- * Return: the number of such channels still on the port.
- */
+/* Return: channels of @se_tpg still on @sport (closed first if @close). */
 static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				      struct se_portal_group *se_tpg,
 				      bool close)
@@ -3677,14 +3665,9 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 	return n;
 }
 
-/**
- * srpt_tpg_stop() - disable one TPG: no new sessions, close its channels
- * and wait until they are gone.
- * @sport: port the TPG's name serves.
- * @stpg: TPG.
- *
- * The port keeps accepting logins while another TPG of either of its
- * names (GUID or GID form) is enabled; only this TPG's channels close.
+/*
+ * Only this TPG's channels close: the port keeps accepting logins while
+ * another TPG under either of its names is enabled.
  */
 static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 {
@@ -3693,10 +3676,7 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	bool any_live = false;
 	unsigned int i, n;
 
-	/*
-	 * srpt_setup_session() looks at @live under this mutex: after it is
-	 * released, every session of this TPG is visible in ch->se_tpg.
-	 */
+	/* srpt_setup_session() reads @live under this mutex. */
 	mutex_lock(&stpg->sport_id->mutex);
 	stpg->live = false;
 	mutex_unlock(&stpg->sport_id->mutex);
@@ -3719,14 +3699,7 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	}
 }
 
-/**
- * srpt_get_initiator() - find or create the initiator port of a login.
- * @sport: port.
- * @i_port_id: initiator port ID.
- * @t_port_id: target port ID.
- *
- * Return: the ini, or NULL if out of memory.
- */
+/* Return: the ini, or NULL if out of memory. */
 static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 						 const u8 i_port_id[16],
 						 const u8 t_port_id[16])
@@ -3749,7 +3722,6 @@ static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 	return ini;
 }
 
-/* What an ACL name identifies, by its form. */
 enum srpt_acl_form {
 	SRPT_ACL_PORT_ID,	/* initiator port ID, 0x + hex or hex */
 	SRPT_ACL_GUID,		/* initiator port GUID hhhh:hhhh:hhhh:hhhh */
@@ -3759,15 +3731,7 @@ enum srpt_acl_form {
 static int srpt_parse_acl_name(const char *name, u8 id[16],
 			       enum srpt_acl_form *form);
 
-/**
- * srpt_ip_equal() - whether two socket addresses are the same IP address.
- * @a: address.
- * @b: address.
- *
- * IPv4 and IPv4-mapped IPv6 addresses of the same value are equal.
- *
- * Return: true if equal; false for non-IP families.
- */
+/* IPv4 equals its IPv4-mapped IPv6 form; false for non-IP families. */
 static bool srpt_ip_equal(const struct sockaddr *a, const struct sockaddr *b)
 {
 	const struct sockaddr *sa[2] = { a, b };
@@ -3786,13 +3750,7 @@ static bool srpt_ip_equal(const struct sockaddr *a, const struct sockaddr *b)
 	return ipv6_addr_equal(&v6[0], &v6[1]);
 }
 
-/**
- * srpt_acl_name_addr() - the IP address an address ACL names.
- * @name: ACL name in the IP form of srpt_parse_acl_name().
- * @ss: receives the address as AF_INET or AF_INET6.
- *
- * Return: 0, or -EINVAL if @name is not an IP address.
- */
+/* Return: 0, or -EINVAL if @name is not an IP address. */
 static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -3818,27 +3776,12 @@ static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
-/**
- * srpt_acl_matches() - whether an ACL names the initiator of a login.
- * @name: ACL name, see srpt_parse_acl_name().
- * @guid_port: the ACL's target port is GUID-named (else GID-named).
- * @i_port_id: initiator port ID from the login request.
- * @src: who logs in: AF_IB with the initiator's GID from the connection's
- *	 primary path for an IB CM login, AF_INET or AF_INET6 with the
- *	 initiator's address for an RDMA/CM login; may be NULL.
- *
- * Which identity an ACL names is that of the in-kernel driver: on a
- * GID-named target port the initiator port ID (all 16 bytes, so its
- * initiator_ext counts); on a GUID-named one the initiator's port GUID (the
- * interface ID of its GID in the connection's path, whatever initiator_ext
- * says) for IB CM logins and its IP address for RDMA/CM logins. Values are
- * compared, not text, so every spelling of the same value matches.
- *
- * One extension: RDMA/CM has no port GUID in its path (RoCE GIDs are made
- * from IP addresses), so there a port GUID ACL names the port GUID half of
- * the initiator port ID; the in-kernel driver never matches it.
- *
- * Return: true on a match.
+/*
+ * Does ACL @name admit this login (rules: "ACLs" in Documentation/ib_srpt.rst)?
+ * @src: AF_IB with the initiator's GID from the primary path (IB CM),
+ * AF_INET/AF_INET6 (RDMA/CM), or NULL. Values are compared, not text. As
+ * RDMA/CM paths have no port GUID, there a port GUID ACL matches the GUID
+ * half of @i_port_id (an extension over the in-kernel driver).
  */
 static bool srpt_acl_matches(const char *name, bool guid_port,
 			     const u8 i_port_id[16], const struct sockaddr *src)
@@ -3853,7 +3796,6 @@ static bool srpt_acl_matches(const char *name, bool guid_port,
 		return form == SRPT_ACL_PORT_ID && !memcmp(id, i_port_id, 16);
 	if (!src)
 		return false;
-	/* Up to 16 hex digits name a GUID too, e.g. 0x0002c903000e8acd. */
 	if (form == SRPT_ACL_PORT_ID && !memchr_inv(id, 0, 8))
 		form = SRPT_ACL_GUID;
 	if (form == SRPT_ACL_GUID && src->sa_family == AF_IB)
@@ -3867,16 +3809,6 @@ static bool srpt_acl_matches(const char *name, bool guid_port,
 	return false;
 }
 
-/**
- * srpt_find_acl() - find the ACL of a login in a TPG.
- * @tpg: portal group.
- * @guid_port: @tpg is under the GUID-form name of its port.
- * @i_port_id: initiator port ID.
- * @src: initiator identity, see srpt_acl_matches().
- * @name: receives the ACL's name.
- *
- * Return: true if an ACL matched.
- */
 static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 			  const u8 i_port_id[16], const struct sockaddr *src,
 			  char *name)
@@ -3899,17 +3831,10 @@ static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 	return found;
 }
 
-/**
- * srpt_setup_session() - create the LIO session of a new channel.
- * @sport: port the login came in on.
- * @ch: channel, or NULL to only ask whether an ACL admits the login: done
- *	before anything is allocated, so that a login without an ACL costs
- *	no rings, CQ or QP and disturbs no other channel.
- * @i_port_id: initiator port ID.
- * @src: initiator identity, see srpt_acl_matches().
- *
- * Return: 0, or -EACCES when no enabled TPG of the port has an ACL for the
- * initiator.
+/*
+ * @ch NULL only asks whether an ACL admits the login, before anything is
+ * allocated: a refused login costs nothing and disturbs no channel.
+ * Return: 0, or -EACCES when no enabled TPG has an ACL for the initiator.
  */
 static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 			      const u8 i_port_id[16], const struct sockaddr *src)
@@ -3949,13 +3874,6 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 	return ret;
 }
 
-/**
- * srpt_send_login_rej() - reject a login through the CM it came from.
- * @ib_cm_id: IB CM ID, or NULL.
- * @rdma_cm_id: RDMA/CM ID, or NULL.
- * @tag: login request tag.
- * @reason: SRP_LOGIN_REJ_* reason.
- */
 static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 				struct rdma_cm_id *rdma_cm_id, u64 tag,
 				u32 reason)
@@ -3975,17 +3893,7 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 	trace_srpt_login_reject(tag, reason, !ib_cm_id);
 }
 
-/**
- * srpt_alloc_ch() - allocate a channel for a login, with its rings, CQ
- * and QP.
- * @sport: port the login came in on.
- * @req: login request, already checked.
- * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
- * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
- *
- * Context: sdev_mutex held (use_srq cannot change under the channel).
- * Return: the channel, not yet visible to anyone, or NULL.
- */
+/* Context: sdev_mutex held. Return: a channel nobody else sees, or NULL. */
 static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 					  const struct srp_login_req *req,
 					  struct ib_cm_id *ib_cm_id,
@@ -4034,7 +3942,6 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
 				    SRPT_RQ_SIZE;
 	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
-	/* Let immediate data start on a sector boundary for the backend. */
 	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
 			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
 			  SECTOR_SIZE : 0;
@@ -4054,10 +3961,6 @@ free_ch:
 	return NULL;
 }
 
-/**
- * srpt_free_unlinked_ch() - free a channel srpt_link_ch() did not take.
- * @ch: channel from srpt_alloc_ch().
- */
 static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 {
 	srpt_destroy_qp(ch);
@@ -4066,21 +3969,11 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 	kfree(ch);
 }
 
-/**
- * srpt_link_ch() - put a new channel on its initiator port.
- * @ch: channel from srpt_alloc_ch().
- * @req: its login request.
- * @t_port_id: target port ID.
- * @closed_others: set if this single-channel login will close the
- *		   initiator's other channels once accepted.
- *
- * From here the channel owns its CM ID and is released through
- * srpt_close_ch() like any other. It is on the ini before its session
- * exists: whoever closes the session (ACL removal, TPG disable) finds a
- * channel that its release tears down once, after the login is done.
- *
- * Return: 0, or -ENODEV when the port stopped accepting logins (then the
- * channel is still the caller's).
+/*
+ * From here the channel owns its CM ID and is released via srpt_close_ch().
+ * It is on the ini before its session exists, so a session close (ACL
+ * removal, TPG disable) finds it and its release runs after the login.
+ * Return: 0, or -ENODEV (port closed to logins; @ch still the caller's).
  */
 static int srpt_link_ch(struct srpt_rdma_ch *ch,
 			const struct srp_login_req *req,
@@ -4096,7 +3989,6 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
 	}
-	/* Closed only once this login is accepted: see srpt_close_others(). */
 	*closed_others = !(req->req_flags & SRP_MULTICHAN_MULTI) &&
 			 !list_empty(&ini->ch_list);
 	WRITE_ONCE(ch->initiator, ini);
@@ -4111,13 +4003,7 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 	return 0;
 }
 
-/**
- * srpt_close_others() - log out the other channels of @ch's initiator.
- * @ch: channel of an accepted single-channel login.
- *
- * Only an accepted login may do this: a refused one (no ACL, no memory)
- * must not let a peer that copies a port ID log another host out.
- */
+/* Only once accepted: a refused login must not log another host out. */
 static void srpt_close_others(struct srpt_rdma_ch *ch)
 {
 	struct srpt_port *sport = ch->sport;
@@ -4133,16 +4019,9 @@ static void srpt_close_others(struct srpt_rdma_ch *ch)
 	mutex_unlock(&sport->mutex);
 }
 
-/**
- * srpt_accept_ch() - answer a login with SRP_LOGIN_RSP.
- * @ch: linked channel with its session.
- * @req: login request.
- * @rd_depth: RDMA READs the initiator lets us have outstanding. The CM
- *	      reports a request from the receiver's side: the initiator's
- *	      responder resources arrive as our initiator depth.
- * @closed_others: a single-channel login closed other channels.
- *
- * Return: 0 or the CM's error.
+/*
+ * @rd_depth: our RDMA READ depth; the CM reports the initiator's responder
+ * resources as our initiator depth. Return: 0 or the CM's error.
  */
 static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 			  const struct srp_login_req *req, u8 rd_depth,
@@ -4203,7 +4082,7 @@ out:
 
 /**
  * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
- * @sdev: device the request arrived on.
+ * @sdev: device.
  * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
  * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
  * @port_num: port number, 1-based.
@@ -4211,13 +4090,11 @@ out:
  * @src: initiator address of an RDMA/CM login, or NULL.
  * @rd_depth: see srpt_accept_ch().
  *
- * Check the request, allocate the channel, link it to its ini, give it
- * a session, accept. Holds sdev_mutex from the removal and use_srq checks
- * until the session exists, so device removal and a use_srq switch either
- * see the channel or make the login fail.
+ * Holds sdev_mutex from the removal and use_srq checks until the session
+ * exists: device removal and a use_srq switch see the channel or fail it.
  *
  * Return: 0 if the channel now owns the CM ID; a negative errno after a
- * reject, in which case the CM destroys the ID.
+ * reject, and the CM destroys the ID.
  */
 static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    struct ib_cm_id *ib_cm_id,
@@ -4252,7 +4129,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	if (reason)
 		goto unlock_reject;
 	if (!rd_depth) {
-		/* Our RDMA READ of the first data-out buffer would break the QP. */
 		pr_info("login from 0x%16phN grants no RDMA READ resources: refused\n",
 			req->initiator_port_id);
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
@@ -4303,7 +4179,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 reject_linked:
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 close:
-	/* The channel owns the CM ID now: tear down through the usual path. */
 	srpt_close_ch(ch);
 	complete(&ch->login_done);
 	return 0;
@@ -4321,8 +4196,7 @@ reject:
  * srpt_cm_rtu_recv() - the connection of a channel is established.
  * @ch: channel.
  *
- * Moves an IB CM channel's QP to RTS, makes the channel live and has
- * &srpt_rdma_ch.iu_work replay the IUs that arrived before.
+ * IB CM QP to RTS, channel live, then iu_work replays early IUs.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -4357,12 +4231,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	}
 }
 
-/**
- * srpt_find_sdev() - look up the device of an RDMA/CM login.
- * @device: RDMA device.
- *
- * Return: the device with a reference taken, or NULL if unknown or removed.
- */
+/* Return: the device, referenced, or NULL if unknown or removed. */
 static struct srpt_device *srpt_find_sdev(struct ib_device *device)
 {
 	struct srpt_device *sdev;
@@ -4379,14 +4248,7 @@ static struct srpt_device *srpt_find_sdev(struct ib_device *device)
 	return NULL;
 }
 
-/**
- * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request.
- * @cm_id: new RDMA/CM ID.
- * @event: the CONNECT_REQUEST event.
- *
- * Return: 0 if a channel owns @cm_id, else an error that makes the RDMA/CM
- * destroy it.
- */
+/* Return: 0 if a channel owns @cm_id, else an error: the RDMA/CM destroys it. */
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 struct rdma_cm_event *event)
 {
@@ -4430,13 +4292,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	return ret;
 }
 
-/**
- * srpt_rdma_cm_handler() - RDMA/CM callback.
- * @cm_id: RDMA/CM ID; context is the channel once a login was accepted.
- * @event: event.
- *
- * Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id.
- */
+/* Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id. */
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
@@ -4466,22 +4322,10 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	return 0;
 }
 
-/**
- * srpt_rdma_cm_listen_on() - create one RDMA/CM listener.
- * @net: network namespace to listen in.
- * @addr: wildcard address with the port to listen on.
- *
- * An IPv6 listener is made IPv6-only: over iWARP the device listens with a
- * TCP socket, and a dual-stack socket reports an IPv4 connection with a
- * v4-mapped IPv6 address that the RDMA/CM cannot map to a device, so the
- * request is dropped before the target sees it. IPv4 gets its own listener.
- *
- * rdma_create_id() takes a reference on @net that the ID holds until
- * rdma_destroy_id(), as does every ID the RDMA/CM derives from it for a
- * connection request: a namespace with a listener or a channel that came
- * through one stays alive until they are gone.
- *
- * Return: the listening RDMA/CM ID or an ERR_PTR().
+/*
+ * IPv6 listeners are IPv6-only: iWARP listens with a TCP socket, whose
+ * v4-mapped addresses the RDMA/CM cannot map to a device. The ID (and
+ * every ID derived from it) holds a reference on @net until destroyed.
  */
 static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
 						 struct sockaddr *addr)
@@ -4506,14 +4350,7 @@ static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
 	return id;
 }
 
-/**
- * srpt_rdma_cm_unlisten() - remove the RDMA/CM listeners of a namespace.
- * @net: the network namespace.
- * @sn: its listener state.
- *
- * Channels that logged in through the listeners keep their own RDMA/CM IDs
- * and stay up.
- */
+/* Channels that logged in through them keep their own IDs and stay up. */
 static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
 {
 	int i;
@@ -4535,17 +4372,8 @@ static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
 		WRITE_ONCE(srpt_init_net_port, 0);
 }
 
-/**
- * srpt_rdma_cm_listen() - (re)create the RDMA/CM listeners of a namespace.
- * @net: network namespace to listen in.
- * @port: TCP port space port; 0 removes the listeners.
- *
- * Listens on the IPv6 and on the IPv4 wildcard address of @net with one
- * RDMA/CM ID each (see srpt_rdma_cm_listen_on()); one of the two is enough,
- * e.g. where IPv6 is unavailable. The listeners of other namespaces are
- * not touched. The message names the namespace by its inode number, as
- * readlink /proc/<pid>/ns/net shows it.
- *
+/*
+ * IPv6 and IPv4 wildcard listeners on @port (0: none); one is enough.
  * Return: 0 or a negative errno; on error @net has no listener.
  */
 static int srpt_rdma_cm_listen(struct net *net, u16 port)
@@ -4602,15 +4430,9 @@ out:
 	return ret;
 }
 
-/**
- * srpt_net_exit() - close the RDMA/CM listeners of a namespace that goes.
- * @net: the network namespace.
- *
- * Called for every namespace by unregister_pernet_subsys() at module
- * unload, and for a namespace being dismantled. The latter never finds a
- * listener (its RDMA/CM IDs hold a reference on the namespace, see
- * srpt_rdma_cm_listen_on() and srpt_prune_listeners()); closing them
- * anyway keeps this correct should the RDMA/CM stop pinning namespaces.
+/*
+ * Runs at unload for every namespace; for one being dismantled it finds
+ * none (listeners pin it), but closing them stays correct regardless.
  */
 static void srpt_net_exit(struct net *net)
 {
@@ -4618,10 +4440,8 @@ static void srpt_net_exit(struct net *net)
 }
 
 /*
- * Whether @net still holds an interface an RDMA/CM listener can use: the
- * netdev of a RoCE or iWARP port of an HCA we serve, or an IPoIB
- * interface. An HCA being removed still resolves from its netdev until
- * all clients are gone, hence the check of our own state.
+ * Does @net hold a netdev of a RoCE/iWARP port we serve, or IPoIB? A
+ * removed HCA still resolves from its netdev, hence our own state.
  */
 static bool srpt_net_has_rdma(struct net *net)
 {
@@ -4630,7 +4450,6 @@ static bool srpt_net_has_rdma(struct net *net)
 	struct net_device *nd;
 	bool found = false;
 
-	/* srpt_sdev_release() frees a removed HCA's sdev under this mutex. */
 	mutex_lock(&srpt_dev_mutex);
 	rcu_read_lock();
 	for_each_netdev_rcu(net, nd) {
@@ -4653,13 +4472,9 @@ static bool srpt_net_has_rdma(struct net *net)
 }
 
 /*
- * The RDMA/CM holds a reference on the namespace of every ID, so a
- * listener keeps its namespace alive after its last process and mount are
- * gone, and srpt_net_exit() never runs for it. A namespace other than the
- * initial one therefore loses its listeners when it has no RDMA interface
- * left (the RDMA device removed, its netdev deleted or moved out), which
- * lets it go; the initial namespace's admin can also close them
- * (srpt_rdma_cm_listeners_store()). Run after either change.
+ * Listeners pin their namespace, so srpt_net_exit() never runs for it:
+ * close those of non-initial namespaces left with no RDMA interface.
+ * See "Network namespaces" in Documentation/ib_srpt.rst.
  */
 static void srpt_prune_listeners(struct work_struct *work)
 {
@@ -4693,10 +4508,7 @@ static struct notifier_block srpt_netdev_nb = {
 	.notifier_call = srpt_netdev_event,
 };
 
-/*
- * Per-namespace listener state, zeroed by the core for each namespace
- * (port 0: no listener), so no .init is needed.
- */
+/* Zeroed per namespace by the core (port 0: no listener): no .init. */
 static struct pernet_operations srpt_net_ops = {
 	.exit	= srpt_net_exit,
 	.id	= &srpt_net_id,
@@ -4721,10 +4533,7 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		param = &event->param.req_rcvd;
-		/*
-		 * Who logs in, for GUID-form ACLs: the REQ's primary path seen
-		 * from here has the initiator's port GID as its destination.
-		 */
+		/* For GUID ACLs: the path's dgid is the initiator's port GID. */
 		if (param->primary_path)
 			memcpy(&src.sib_addr, &param->primary_path->dgid,
 			       sizeof(src.sib_addr));
@@ -4757,18 +4566,13 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	return 0;
 }
 
-/**
- * srpt_free_srq() - destroy the shared receive queue of a device.
- * @sdev: device without channels using the SRQ.
- * @filled: the SRQ was filled; every buffer must be back in it by now.
- */
+/* No channel uses the SRQ; if @filled, every buffer must be back. */
 static void srpt_free_srq(struct srpt_device *sdev, bool filled)
 {
 	int posted = atomic_read(&sdev->srq_posted);
 
 	if (!sdev->srq)
 		return;
-	/* A buffer whose completion was never handled is lost for good. */
 	if (filled && posted != sdev->srq_size)
 		pr_warn("%s: SRQ destroyed with %d of its %d receive buffers posted: %d shared receive buffers lost\n",
 			dev_name(&sdev->device->dev), posted, sdev->srq_size,
@@ -4784,12 +4588,6 @@ static void srpt_free_srq(struct srpt_device *sdev, bool filled)
 	atomic_set(&sdev->srq_posted, 0);
 }
 
-/**
- * srpt_alloc_srq() - create and fill the shared receive queue of a device.
- * @sdev: device.
- *
- * Return: 0 or a negative errno.
- */
 static int srpt_alloc_srq(struct srpt_device *sdev)
 {
 	struct ib_srq_init_attr attr = {
@@ -4832,16 +4630,9 @@ err_destroy:
 	return ret;
 }
 
-/**
- * srpt_port_set_use_srq() - switch a device between an SRQ and per-channel
- * receive rings.
- * @sport: a port of the device (the setting is per HCA).
- * @use_srq: new setting.
- *
- * Existing channels are closed first; initiators log back in with the new
- * setting. New logins wait on sdev_mutex meanwhile.
- *
- * Return: 0 or a negative errno; on error the old setting stays.
+/*
+ * Per HCA: closes the channels first (initiators log back in), new logins
+ * wait. Return: 0 or a negative errno; on error the old setting stays.
  */
 static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 {
@@ -4860,10 +4651,8 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 		goto out;
 	}
 	/*
-	 * Logins are refused while the channels drain. The drain happens
-	 * without sdev_mutex: a login blocked on it would stall the CM's
-	 * work queue, and with it the destruction of the closing channels'
-	 * CM IDs.
+	 * Drain without sdev_mutex: a login blocked on it would stall the CM
+	 * work queue, which must destroy the closing channels' CM IDs.
 	 */
 	sdev->srq_switching = true;
 	mutex_unlock(&sdev->sdev_mutex);
@@ -4897,20 +4686,18 @@ out:
 	return ret;
 }
 
-/* Refresh a port after an asynchronous event. */
 static void srpt_refresh_port_work(struct work_struct *work)
 {
 	struct srpt_port *sport = container_of(work, struct srpt_port, work);
 
 	srpt_refresh_port(sport);
-	/* A GID that shows up after srpt_add_one() may name a removed port. */
+	/* A late GID may name a removed port. */
 	mutex_lock(&srpt_dev_mutex);
 	if (!READ_ONCE(sport->sdev->removed))
 		srpt_adopt_port_ids(sport);
 	mutex_unlock(&srpt_dev_mutex);
 }
 
-/* Initialise one of the two names of a port. */
 static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 {
 	id->home = sport;
@@ -4919,15 +4706,9 @@ static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 	INIT_LIST_HEAD(&id->tpg_list);
 }
 
-/**
- * srpt_adopt_use_srq() - give a re-added device the receive side its
- * adopted configuration asks for.
- * @sdev: device.
- * @want: the adopted port's use_srq.
- *
- * No drain is needed: a channel keeps the receive side it was created
- * with, and the SRQ is freed only after all channels are gone. Every
- * port's use_srq then shows what the device really does.
+/*
+ * No drain needed: channels keep the receive side they were created with
+ * and the SRQ is freed only after them.
  */
 static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 {
@@ -4948,19 +4729,11 @@ static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 		sdev->port[i].limits.use_srq = sdev->use_srq;
 }
 
-/**
- * srpt_adopt_port_id() - let a new port serve a removed port's name.
- * @sport: port of a device that is not removed.
- * @slot: &srpt_port.guid_id or &srpt_port.gid_id of @sport.
- * @id: the same kind of slot of a port of a removed device.
- * @name: @sport's name of that kind.
- * @old_name: the removed port's name of that kind.
- *
- * A target port configured in configfs outlives the device it was made
- * for. When a device with the same port name comes back (hot-unplug and
- * re-add, a driver reload), the new port takes over the name, its TPG,
- * ACLs, LUNs and attributes, and accepts logins again if a TPG is
- * enabled: the admin does not have to configure it again.
+/*
+ * Configfs target ports outlive their device: a re-added device (hot-plug,
+ * driver reload) with the same port name takes over @old_name with its
+ * TPGs, ACLs, LUNs and attributes. @slot: @sport's guid_id or gid_id; @id:
+ * the removed port's slot of that kind.
  */
 static void srpt_adopt_port_id(struct srpt_port *sport,
 			       struct srpt_port_id **slot,
@@ -4985,7 +4758,6 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 		enabled |= stpg->live;
 	mutex_unlock(&id->mutex);
 
-	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sport->sdev->sdev_mutex);
 	*slot = id;
 	sport->limits = id->home->limits;
@@ -5002,7 +4774,6 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 		enabled ? ", logins enabled" : "");
 }
 
-/* Take over the names of removed ports. */
 static void srpt_adopt_port_ids(struct srpt_port *sport)
 {
 	struct srpt_device *gone;
@@ -5025,10 +4796,7 @@ static void srpt_adopt_port_ids(struct srpt_port *sport)
 	}
 }
 
-/**
- * srpt_return_port_id() - give an adopted name back to its home port.
- * @id: name slot.
- *
+/*
  * Return: the device that served @id, whose pin the caller drops with
  * srpt_sdev_put() after unlocking srpt_dev_mutex; NULL if @id was home.
  */
@@ -5041,7 +4809,6 @@ static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
 	if (sport == id->home)
 		return NULL;
 
-	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sdev->sdev_mutex);
 	if (sport->guid_id == id)
 		sport->guid_id = &sport->port_guid_id;
@@ -5055,13 +4822,7 @@ static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
 	return sdev;
 }
 
-/**
- * srpt_return_port_ids() - give back the names a removed device adopted.
- * @sdev: device being removed.
- *
- * Return: the number of pins on @sdev the caller must drop after
- * unlocking srpt_dev_mutex.
- */
+/* Return: pins on @sdev to drop after unlocking srpt_dev_mutex. */
 static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 {
 	unsigned int pins = 0;
@@ -5077,12 +4838,7 @@ static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 	return pins;
 }
 
-/**
- * srpt_ib_cm_listen() - listen for IB CM logins on a device.
- * @sdev: device with an InfiniBand port.
- *
- * Return: 0, or a negative errno with no CM ID left.
- */
+/* Return: 0, or a negative errno with no CM ID left. */
 static int srpt_ib_cm_listen(struct srpt_device *sdev)
 {
 	struct ib_device *device = sdev->device;
@@ -5106,13 +4862,6 @@ static int srpt_ib_cm_listen(struct srpt_device *sdev)
 	return ret;
 }
 
-/**
- * srpt_init_port() - set up one port of a new device.
- * @sdev: device.
- * @port: port number, 1-based.
- *
- * Return: 0, or the error of srpt_refresh_port().
- */
 static int srpt_init_port(struct srpt_device *sdev, u32 port)
 {
 	struct srpt_port *sport = &sdev->port[port - 1];
@@ -5141,12 +4890,10 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
 }
 
 /**
- * srpt_add_one() - InfiniBand device addition callback function.
- * @device: the new RDMA device.
+ * srpt_add_one() - RDMA device addition callback.
+ * @device: the new device.
  *
- * Sets up the PD, the IB CM listener (InfiniBand ports; RoCE ports too with
- * ib_cm_on_roce), the ports and their DM agents; the async event handler
- * is registered last, once everything it touches exists.
+ * The async event handler is registered last, once all it touches exists.
  *
  * Return: 0 or a negative errno.
  */
@@ -5222,13 +4969,12 @@ err_free:
 }
 
 /**
- * srpt_remove_one() - InfiniBand device removal callback function.
- * @device: the RDMA device going away.
+ * srpt_remove_one() - RDMA device removal callback.
+ * @device: the device going away.
  * @client_data: our &struct srpt_device.
  *
- * Stops new logins, closes every channel and waits for its release, then
- * frees the HCA resources. The structure itself lives on while configfs
- * target ports still reference it.
+ * Closes every channel and waits for it, frees the HCA resources; the
+ * structure lives on while configfs target ports reference it.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
@@ -5255,7 +5001,6 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_release_sport(&sdev->port[i]);
 	}
 
-	/* A namespace may have lost its last RDMA interface with it. */
 	queue_work(srpt_wq, &srpt_prune_work);
 
 	/* Stays on the list: a re-added device may adopt its names. */
@@ -5280,22 +5025,14 @@ static struct ib_client srpt_client = {
 	.remove	= srpt_remove_one,
 };
 
-/*
- * LIO fabric glue: target port (wwn) and TPG directories, ACL names, the
- * configfs attributes and the fabric template.
- */
-
+/* LIO fabric glue: configfs directories, attributes, fabric template. */
 /**
  * srpt_parse_i_port_id() - parse an initiator port identifier.
- * @i_port_id: receives the 128-bit identifier, big endian.
- * @name: "0x" followed by 1 to 32 hex digits, 1 to 32 hex digits, or a GUID
- *        "hhhh:hhhh:hhhh:hhhh" (four groups of 1 to 4 hex digits). Case
- *        insensitive; one trailing newline is accepted.
+ * @i_port_id: receives it, big endian, right-aligned; untouched on error.
+ * @name: "0x" and/or 1 to 32 hex digits, or a GUID "hhhh:hhhh:hhhh:hhhh"
+ *        (bytes 8 to 15); any case, one trailing newline accepted.
  *
- * A hex number is right-aligned in @i_port_id; a GUID fills bytes 8 to 15.
- * @i_port_id is only written on success.
- *
- * Return: 0 on success, -EINVAL if @name has none of these forms.
+ * Return: 0, or -EINVAL if @name has none of these forms.
  */
 static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 {
@@ -5340,7 +5077,6 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 		}
 		if (!len || len > 2 * sizeof(id))
 			return -EINVAL;
-		/* Walk from the least significant digit to right-align. */
 		for (i = 0; i < len; i++) {
 			v = hex_to_bin(name[len - 1 - i]);
 			if (v < 0)
@@ -5353,16 +5089,9 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 	return 0;
 }
 
-/**
- * srpt_parse_acl_name() - parse the name of a node ACL.
- * @name: an initiator port ID (as srpt_parse_i_port_id() takes it, without
- *        the GUID form), an initiator port GUID "hhhh:hhhh:hhhh:hhhh" or
- *        an IPv4 or IPv6 address (the latter optionally in brackets).
- * @id: receives the port ID (right-aligned) or the GUID (bytes 8 to 15,
- *      bytes 0 to 7 zero); untouched for an IP address or on error.
- * @form: receives which of the three @name is.
- *
- * Return: 0 on success, -EINVAL if @name is none of these forms.
+/*
+ * @name: a port ID as for srpt_parse_i_port_id() (no GUID form), a port
+ * GUID (@id bytes 8..15) or an IPv4/IPv6 address (@id untouched).
  */
 static int srpt_parse_acl_name(const char *name, u8 id[16],
 			       enum srpt_acl_form *form)
@@ -5380,14 +5109,9 @@ static int srpt_parse_acl_name(const char *name, u8 id[16],
 	return -EINVAL;
 }
 
-/**
- * srpt_rtslib_name() - whether rtslib (targetcli) can read a configfs name.
- * @name: target port or ACL directory name.
- *
- * rtslib turns every srpt directory name into "ib." + the name without its
- * first two characters and accepts only "ib." + 32 lowercase hex digits.
- *
- * Return: true if @name is "0x" + 32 lowercase hex digits.
+/*
+ * rtslib reads a name as "ib." + all but its first two characters, and
+ * accepts only 32 lowercase hex digits: "0x" + those is all it can read.
  */
 static bool srpt_rtslib_name(const char *name)
 {
@@ -5401,19 +5125,10 @@ static bool srpt_rtslib_name(const char *name)
 	return true;
 }
 
-/**
- * srpt_pr_name() - whether the target core can build an SRP TransportID
- * from an ACL name.
- * @name: ACL directory name.
- *
- * Persistent reservations name an initiator by the TransportID the target
- * core derives from the ACL's name: the hex digits after an optional "0x",
- * right-aligned in 16 bytes. Anything else (an odd number of digits, a port
- * GUID with colons, an IP address) makes READ FULL STATUS and the
- * registrations that carry TransportIDs fail for that initiator.
- *
- * Return: true if @name is "0x" (or nothing) followed by 2 to 32 hex
- * digits, an even number of them.
+/*
+ * Can the target core build an SRP TransportID (PR) from this ACL name: "0x"
+ * optional, then 2 to 32 hex digits, an even number? See "Persistent
+ * reservations and fencing" in Documentation/ib_srpt.rst.
  */
 static bool srpt_pr_name(const char *name)
 {
@@ -5433,14 +5148,11 @@ static bool srpt_pr_name(const char *name)
 /**
  * srpt_lookup_port() - find the RDMA port a target port name refers to.
  * @name: GUID form "hhhh:hhhh:hhhh:hhhh" or GID form "0x" + 32 hex digits
- *        (also accepted without "0x" and with rtslib's "ib." prefix) of
- *        GID index 0 of the port. Case insensitive.
- * @port_id: receives the name slot of the port the spelling belongs to.
+ *        of GID 0 (also without "0x" or with "ib."); any case.
+ * @port_id: receives the port's name slot for this spelling.
  *
- * Takes a reference on the device of the port found; the caller drops it
- * with srpt_sdev_put().
- *
- * Return: the port, or NULL if no port of a present device has that name.
+ * Context: the caller drops the device reference with srpt_sdev_put().
+ * Return: the port, or NULL if no present device's port has that name.
  */
 static struct srpt_port *srpt_lookup_port(const char *name,
 					  struct srpt_port_id **port_id)
@@ -5468,7 +5180,6 @@ static struct srpt_port *srpt_lookup_port(const char *name,
 				*port_id = sport->guid_id;
 				goto found;
 			}
-			/* port_gid always starts with "0x". */
 			if (!strcasecmp(gid_name, sport->port_gid + 2)) {
 				*port_id = sport->gid_id;
 				goto found;
@@ -5484,26 +5195,14 @@ found:
 	return sport;
 }
 
-/**
- * srpt_wwn_to_port_id() - get the port name slot embedding a WWN.
- * @wwn: WWN returned by srpt_make_tport().
- *
- * Return: the &struct srpt_port_id containing @wwn.
- */
 static struct srpt_port_id *srpt_wwn_to_port_id(struct se_wwn *wwn)
 {
 	return container_of(wwn, struct srpt_port_id, wwn);
 }
 
-/**
- * srpt_tpg_sport_get() - get the RDMA port a TPG serves.
- * @tpg: TPG created by srpt_make_tpg().
- *
- * The port can change when its device goes away or a device with the same
- * name comes back (srpt_adopt_port_ids()), so it is read under the name's
- * mutex and its device pinned; drop the pin with srpt_sdev_put().
- *
- * Return: the port.
+/*
+ * The port changes when its device goes or comes back (srpt_adopt_port_ids()):
+ * read under the name's mutex, device pinned until srpt_sdev_put().
  */
 static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 {
@@ -5518,14 +5217,13 @@ static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 }
 
 /**
- * srpt_make_tport() - configfs callback for creating a target port.
- * @tf: fabric, unused.
- * @group: parent configfs group, unused.
- * @name: GUID or GID form name of an RDMA port, see srpt_lookup_port().
+ * srpt_make_tport() - configfs callback creating a target port.
+ * @tf: unused.
+ * @group: unused.
+ * @name: GUID or GID form name, see srpt_lookup_port().
  *
  * Return: the WWN of the port's name slot, ERR_PTR(-EINVAL) if no port has
- * that name or ERR_PTR(-EEXIST) if the slot is already in use (the same
- * name in another spelling).
+ * that name, ERR_PTR(-EEXIST) if the slot is in use (another spelling).
  */
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 				      struct config_group *group,
@@ -5555,7 +5253,6 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		srpt_sdev_put(sport->sdev);
 		return ERR_PTR(-EEXIST);
 	}
-	/* The slot is reused after rmdir: start from a clean WWN. */
 	memset(&port_id->wwn, 0, sizeof(port_id->wwn));
 	strscpy(port_id->name, name, sizeof(port_id->name));
 	mutex_unlock(&port_id->mutex);
@@ -5567,12 +5264,11 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 }
 
 /**
- * srpt_drop_tport() - configfs callback for removing a target port.
- * @wwn: WWN returned by srpt_make_tport().
+ * srpt_drop_tport() - configfs callback removing a target port.
+ * @wwn: from srpt_make_tport().
  *
- * Gives the name back to its home port if a re-added device served it,
- * frees the name slot and drops the device reference taken by
- * srpt_make_tport(); this may free the device and with it @wwn.
+ * Returns an adopted name to its home port, frees the slot and drops the
+ * srpt_make_tport() device reference, which may free @wwn.
  */
 static void srpt_drop_tport(struct se_wwn *wwn)
 {
@@ -5587,7 +5283,6 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 		srpt_sdev_put(adopter);
 
 	mutex_lock(&port_id->mutex);
-	/* configfs removes the TPG directories before their parent. */
 	WARN_ON_ONCE(!list_empty(&port_id->tpg_list));
 	port_id->name[0] = '\0';
 	mutex_unlock(&port_id->mutex);
@@ -5595,18 +5290,9 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 	srpt_sdev_put(sdev);
 }
 
-/**
- * srpt_tpg_name_tag() - check a TPG directory name and get its tag.
- * @name: directory name.
- * @tag: receives the portal group tag.
- *
- * Any name is a TPG, as for the in-kernel driver: targetcli's "tpgt_1",
- * the target port's own name (configurations older than targetcli) or
- * anything else. rtslib, however, takes every directory whose name starts
- * with "tpgt" for "tpgt_<decimal tag>" and fails on the rest, so such names
- * must be exactly that.
- *
- * Return: 0, or -EINVAL for a "tpgt" name rtslib could not read.
+/*
+ * Any name is a TPG, but rtslib parses "tpgt*" as "tpgt_<tag>" and fails on
+ * the rest. Return: 0, or -EINVAL for a "tpgt" name rtslib could not read.
  */
 static int srpt_tpg_name_tag(const char *name, u16 *tag)
 {
@@ -5623,14 +5309,11 @@ static int srpt_tpg_name_tag(const char *name, u16 *tag)
 }
 
 /**
- * srpt_make_tpg() - configfs callback for creating a TPG.
+ * srpt_make_tpg() - configfs callback creating a TPG.
  * @wwn: target port.
  * @name: directory name, see srpt_tpg_name_tag().
  *
- * A target port may have several TPGs; a login is served by the first
- * enabled one with an ACL for the initiator.
- *
- * Return: the new portal group or an ERR_PTR() on failure.
+ * Return: the new portal group or an ERR_PTR().
  */
 static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
@@ -5666,10 +5349,8 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 }
 
 /**
- * srpt_drop_tpg() - configfs callback for removing a TPG.
- * @tpg: portal group created by srpt_make_tpg().
- *
- * Stops logins through it first if the TPG is enabled.
+ * srpt_drop_tpg() - configfs callback removing a TPG; stops logins first.
+ * @tpg: portal group from srpt_make_tpg().
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
@@ -5689,13 +5370,9 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 	kfree(stpg);
 }
 
-/**
- * srpt_enable_tpg() - configfs callback for writing a TPG's "enable".
- * @se_tpg: portal group.
- * @enable: accept logins through the TPG if true; log its channels out if
- *	    false (all of the port's if no other TPG of it is enabled).
- *
- * Return: 0 on success, -ENODEV when enabling a port of a removed device.
+/*
+ * Disabling logs out the TPG's channels (all of the port's if no other TPG
+ * is enabled). Return: 0, or -ENODEV when enabling on a removed device.
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
@@ -5717,100 +5394,46 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	return ret;
 }
 
-/**
- * srpt_get_fabric_wwn() - get the name of a TPG's target port.
- * @tpg: portal group.
- *
- * Return: the target port name as the user wrote it.
- */
 static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
 {
 	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->name;
 }
 
-/**
- * srpt_get_tag() - get the portal group tag of a TPG.
- * @tpg: portal group.
- *
- * Return: N for a TPG named "tpgt_N", 1 for any other name.
- */
+/* N for "tpgt_N", 1 for any other name. */
 static u16 srpt_get_tag(struct se_portal_group *tpg)
 {
 	return container_of(tpg, struct srpt_tpg, tpg)->tag;
 }
 
-/**
- * srpt_check_false() - fabric callback for a feature that is off.
- * @se_tpg: portal group.
- *
- * Used for demo mode (an initiator needs an ACL) and write protection.
- *
- * Return: 0.
- */
+/* Demo mode (an ACL is needed) and write protection are off. */
 static int srpt_check_false(struct se_portal_group *se_tpg)
 {
 	return 0;
 }
 
-/**
- * srpt_check_true() - fabric callback for a feature that is on.
- * @se_tpg: portal group.
- *
- * Return: 1.
- */
 static int srpt_check_true(struct se_portal_group *se_tpg)
 {
 	return 1;
 }
 
-/**
- * srpt_tpg_get_inst_index() - get the instance index of a TPG.
- * @se_tpg: portal group.
- *
- * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
- *
- * Return: 1.
- */
+/* Legacy callbacks: only older target cores need them, see SRPT_TFO_LEGACY_OPS(). */
 static __maybe_unused u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
 {
 	return 1;
 }
 
-/**
- * srpt_sess_get_index() - get the index of a session.
- * @se_sess: session.
- *
- * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
- *
- * Return: 0.
- */
 static __maybe_unused u32 srpt_sess_get_index(struct se_session *se_sess)
 {
 	return 0;
 }
 
-/**
- * srpt_set_default_node_attrs() - set up a new node ACL.
- * @nacl: node ACL.
- *
- * Nothing to do. Only older target cores require this callback, see
- * SRPT_TFO_LEGACY_OPS().
- */
 static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 {
 }
 
-/**
- * srpt_init_nodeacl() - configfs callback for creating a node ACL.
- * @se_nacl: node ACL.
- * @name: ACL name, see srpt_parse_acl_name().
- *
- * Refuses names that could never match a login on the ACL's target port
- * (see srpt_acl_matches()) and rtslib's "ib." spelling, each with a message
- * saying which form to use there.
- *
- * Return: 0 if @name is a valid ACL name for its target port, -EINVAL
- * otherwise.
+/*
+ * Refuses names that could never match on this target port (see
+ * srpt_acl_matches()) and rtslib's "ib." spelling, saying what to use.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
@@ -5849,14 +5472,7 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	return 0;
 }
 
-/**
- * struct srpt_u32_attrib - a numeric TPG attribute.
- * @name: file name, also the member of &struct srpt_port_limits.
- * @off: offset of that member.
- * @min: smallest value a write accepts.
- * @max: largest value a write accepts.
- * @why: appended to the message refusing a value, or "".
- */
+/* @name: also the &struct srpt_port_limits member; @why: for the refusal. */
 struct srpt_u32_attrib {
 	const char *name;
 	size_t off;
@@ -5884,10 +5500,7 @@ static const struct srpt_u32_attrib srpt_sq_size_attrib = {
 	.min = SRPT_SQ_SIZE_MIN, .max = SRPT_SQ_SIZE_MAX, .why = "",
 };
 
-/*
- * The attribute @a of the port a TPG serves; the port is pinned in *@sport
- * until srpt_sdev_put().
- */
+/* Pins the TPG's port in *@sport until srpt_sdev_put(). */
 static u32 *srpt_u32_attrib(struct config_item *item,
 			    const struct srpt_u32_attrib *a,
 			    struct srpt_port **sport)
@@ -5907,16 +5520,7 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
 	return ret;
 }
 
-/**
- * srpt_store_u32_attrib() - parse and store a numeric port attribute.
- * @item: the TPG's attrib configfs group.
- * @page: text written by the user.
- * @count: length of @page.
- * @a: the attribute.
- *
- * Return: @count on success, -EINVAL if @page is not a number in
- * [@a->min, @a->max]; the attribute is then unchanged.
- */
+/* Return: @count, or -EINVAL (unchanged) outside [@a->min, @a->max]. */
 static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 				     size_t count,
 				     const struct srpt_u32_attrib *a)
