@@ -712,7 +712,7 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		return 0;
 	}
 
-	/* All methods but Trap/TrapRepress, so undefined ones get "unsupported". */
+	/* All but Trap/TrapRepress: undefined ones get "unsupported method". */
 	memset(&reg_req, 0, sizeof(reg_req));
 	reg_req.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
 	reg_req.mgmt_class_version = IB_MGMT_BASE_VERSION;
@@ -2681,7 +2681,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/* @ioctx in SRPT_CMD_WAIT_DATA, space reserved; srpt_rdma_read_done() goes on. */
+/* @ioctx in SRPT_CMD_WAIT_DATA, send queue space reserved. */
 static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2713,7 +2713,7 @@ static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 		srpt_post_response(ioctx);
 }
 
-/* Once drained: end a command that waited for the send queue or failed to post. */
+/* After the drain: end a command that waited for room or failed to post. */
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
 {
 	ioctx->n_rdma = 0;
@@ -3473,7 +3473,7 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	ch->cred_busy = false;
-	/* A SRP_CRED_RSP before this completion found us busy: send owed now. */
+	/* An SRP_CRED_RSP that came first found us busy: send what is owed. */
 	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -4248,7 +4248,7 @@ static struct srpt_device *srpt_find_sdev(struct ib_device *device)
 	return NULL;
 }
 
-/* Return: 0 if a channel owns @cm_id, else an error: the RDMA/CM destroys it. */
+/* Return: 0 if a channel owns @cm_id; else the RDMA/CM destroys it. */
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 struct rdma_cm_event *event)
 {
@@ -4533,7 +4533,7 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		param = &event->param.req_rcvd;
-		/* For GUID ACLs: the path's dgid is the initiator's port GID. */
+		/* For GUID ACLs: the path's dgid is the initiator's GID. */
 		if (param->primary_path)
 			memcpy(&src.sib_addr, &param->primary_path->dgid,
 			       sizeof(src.sib_addr));
@@ -5416,7 +5416,7 @@ static int srpt_check_true(struct se_portal_group *se_tpg)
 	return 1;
 }
 
-/* Legacy callbacks: only older target cores need them, see SRPT_TFO_LEGACY_OPS(). */
+/* Legacy callbacks for older target cores, see SRPT_TFO_LEGACY_OPS(). */
 static __maybe_unused u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
 {
 	return 1;
@@ -5580,13 +5580,6 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 	return srpt_store_u32_attrib(item, page, count, &srpt_sq_size_attrib);
 }
 
-/**
- * srpt_tpg_attrib_use_srq_show() - show use_srq.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
- *
- * Return: number of bytes written to @page.
- */
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
 {
@@ -5598,18 +5591,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 	return ret;
 }
 
-/**
- * srpt_tpg_attrib_use_srq_store() - set use_srq.
- * @item: the TPG's attrib configfs group.
- * @page: a boolean, see kstrtobool().
- * @count: length of @page.
- *
- * Switches the port's device to or from its shared receive queue; its
- * channels are logged out by srpt_port_set_use_srq().
- *
- * Return: @count on success, -EINVAL for a value that is not a boolean or
- * the error of srpt_port_set_use_srq().
- */
+/* Channels of the device are logged out (srpt_port_set_use_srq()). */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
@@ -5641,16 +5623,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_rdma_cm_port_show() - show the RDMA/CM listener port.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: output buffer.
- *
- * Configfs is not namespaced; the port shown is the one of the reader's
- * network namespace (0: none there).
- *
- * Return: number of bytes written to @page.
- */
+/* Configfs is not namespaced: shows the reader's namespace's port. */
 static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 {
 	struct srpt_net *sn = net_generic(current->nsproxy->net_ns, srpt_net_id);
@@ -5658,19 +5631,7 @@ static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 	return sysfs_emit(page, "%u\n", READ_ONCE(sn->port));
 }
 
-/**
- * srpt_rdma_cm_port_store() - move, create or remove the RDMA/CM listener.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: TCP-style port number; 0 removes the listener.
- * @count: length of @page.
- *
- * Acts on the listener of the writer's network namespace, so that a
- * container that owns an RDMA netdev can serve SRP through it; the other
- * namespaces' listeners stay as they are.
- *
- * Return: @count on success, -EINVAL for a value that is not a port number
- * or the error of srpt_rdma_cm_listen().
- */
+/* Acts on the writer's namespace only; 0 removes its listener. */
 static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 				       const char *page, size_t count)
 {
@@ -5686,17 +5647,7 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
-/**
- * srpt_rdma_cm_listeners_show() - the RDMA/CM listeners, one line each.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: output buffer.
- *
- * "net:[<inode>] <port>", as readlink /proc/<pid>/ns/net names the
- * namespace. Read in the initial namespace it lists every namespace's
- * listener; read elsewhere only the reader's own.
- *
- * Return: number of bytes written to @page.
- */
+/* "net:[<inode>] <port>": all namespaces from init_net, else the reader's. */
 static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 					   char *page)
 {
@@ -5713,17 +5664,9 @@ static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 	return len;
 }
 
-/**
- * srpt_rdma_cm_listeners_store() - close another namespace's listeners.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: "net:[<inode>] 0" or "<inode> 0".
- * @count: length of @page.
- *
- * For the initial namespace's admin, who cannot enter a namespace whose
- * processes are gone; inside a namespace, rdma_cm_port is the interface.
- *
- * Return: @count, -EPERM outside the initial namespace, -EINVAL for other
- * text or a port other than 0, -ENOENT when that namespace has no listener.
+/*
+ * "net:[<inode>] 0" or "<inode> 0", init_net only: for namespaces nobody
+ * can enter. Return: @count, -EPERM, -EINVAL, or -ENOENT (no listener).
  */
 static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
 					    const char *page, size_t count)
@@ -5764,16 +5707,9 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_ch_stats_show() - the counters of a channel, for the ACL's info.
- * @ch: channel.
- * @page: configfs page.
- * @at: bytes of @page already used.
- *
- * Words rtslib looks for in the info ("Address", "_STATE_") stay out of
- * these lines. Documentation/ib_srpt.rst says what each counter means.
- *
- * Return: number of bytes added.
+/*
+ * Keep words rtslib looks for in info ("Address", "_STATE_") out of these
+ * lines. Return: bytes added at @at.
  */
 static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 			      int at)
@@ -5797,17 +5733,7 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 	return len;
 }
 
-/**
- * srpt_nacl_info_show() - describe the sessions of a node ACL.
- * @item: the ACL's configfs group.
- * @page: output buffer.
- *
- * rtslib (targetcli "sessions") parses this text: it expects the iSCSI-like
- * keys below and sees the channels of the ACL as one session whose
- * connections are the channels.
- *
- * Return: number of bytes written to @page.
- */
+/* Parsed by rtslib (targetcli sessions): channels show as connections. */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {
 	struct se_node_acl *se_nacl = acl_to_nacl(item);
@@ -5819,10 +5745,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 	unsigned long flags;
 	ssize_t len = 0;
 
-	/*
-	 * A channel deregisters its session, which takes it off this list
-	 * under nacl_sess_lock, before it is freed.
-	 */
+	/* Sessions leave this list under nacl_sess_lock before the free. */
 	spin_lock_irqsave(&se_nacl->nacl_sess_lock, flags);
 	list_for_each_entry(se_sess, &se_nacl->acl_sess_list, sess_acl_list) {
 		ch = srpt_sess_to_ch(se_sess);
@@ -5890,16 +5813,7 @@ static struct configfs_attribute *srpt_nacl_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_nacl_auth_authenticate_target_show() - show auth/authenticate_target.
- * @item: the ACL's auth configfs group, unused.
- * @page: output buffer.
- *
- * SRP has no login authentication; rtslib (targetcli "sessions detail")
- * reads this attribute of every ACL.
- *
- * Return: number of bytes written to @page.
- */
+/* SRP has no login authentication; rtslib reads this for every ACL. */
 static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
 						       char *page)
 {
@@ -5948,9 +5862,8 @@ static const struct target_core_fabric_ops srpt_template = {
 /**
  * srpt_init_module() - kernel module initialization.
  *
- * Checks the module parameters, then registers the per network namespace
- * listener state, the LIO fabric and the ib_client (which adds every
- * present HCA), and listens in the initial namespace if rdma_cm_port asks.
+ * Checks the parameters; registers pernet state, the LIO fabric and the
+ * ib_client; listens in init_net if rdma_cm_port is set.
  *
  * Return: 0 or a negative errno.
  */
@@ -6021,12 +5934,9 @@ err_pernet:
 	return ret;
 }
 
-/**
- * srpt_cleanup_module() - kernel module unload.
- *
- * LIO keeps the module pinned while configfs objects exist, so by now every
- * target port is gone; the listeners of all network namespaces go first
- * (srpt_net_exit()) so no login races the removal of the devices.
+/*
+ * LIO pins the module while configfs objects exist. Listeners go first
+ * (srpt_net_exit()) so no login races device removal.
  */
 static void __exit srpt_cleanup_module(void)
 {
