@@ -1155,8 +1155,7 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rtr() - move an IB CM channel's QP to RTR (attributes from
- * the CM).
+ * srpt_ch_qp_rtr() - move an IB CM channel's QP to RTR (CM attributes).
  * @ch: channel.
  * @qp: its QP.
  *
@@ -5151,7 +5150,8 @@ static bool srpt_pr_name(const char *name)
  *        of GID 0 (also without "0x" or with "ib."); any case.
  * @port_id: receives the port's name slot for this spelling.
  *
- * Context: the caller drops the device reference with srpt_sdev_put().
+ * Takes a device reference; the caller drops it with srpt_sdev_put().
+ *
  * Return: the port, or NULL if no present device's port has that name.
  */
 static struct srpt_port *srpt_lookup_port(const char *name,
