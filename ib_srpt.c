@@ -1,31 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core.
+ * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core, over
+ * InfiniBand (IB CM, Device Management), RoCE and iWARP (RDMA/CM).
  *
- * Exports LIO LUNs to SRP initiators over InfiniBand (IB CM logins and
- * Device Management discovery), RoCE and iWARP (RDMA/CM logins).
- *
- * Per HCA a struct srpt_device, per port a struct srpt_port; each login
- * creates a struct srpt_rdma_ch with its own QP and CQ. SCSI commands are
- * handed to the target core; data moves with the rdma_rw API: RDMA READs
- * fetch data-out buffers before execution, RDMA WRITEs carrying data-in are
- * chained in front of the SRP_RSP send.
- *
- * Map. Callees come before their callers, so the file needs almost no
- * forward declarations; a command's data flow reads from the middle down:
- *   module parameters; channel and device references; async events
- *   Device Management MADs (srpt_mad_recv_handler)
- *   I/O context rings, command state, receive posting, QP state changes
- *   descriptor parsing (srpt_get_desc_tbl), RDMA contexts and the send
- *   queue budget (srpt_sq_reserve), credits, building responses
- *   receive: srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd
- *   data and response: srpt_write_pending -> srpt_rdma_read_done;
- *   srpt_queue_response -> srpt_post_response -> srpt_send_done
- *   channel resources, teardown (srpt_close_ch, release work), logout
- *   and credit requests, ACL matching and sessions
- *   login: srpt_cm_req_recv (IB CM) and srpt_rdma_cm_req_recv (RDMA/CM)
- *   -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch; RDMA/CM listeners
- *   SRQ; device and port add/remove (srpt_add_one); configfs; module init
+ * One struct srpt_device per HCA, srpt_port per port, srpt_rdma_ch (own QP
+ * and CQ) per login. Data moves with the rdma_rw API: RDMA READs fetch
+ * data-out before execution, data-in RDMA WRITEs are chained in front of
+ * the SRP_RSP send. Callees precede callers; in file order: parameters,
+ * references, async events; MADs; I/O context rings and QP states;
+ * descriptors, send queue budget, credits, responses; receive
+ * (srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd); data and
+ * response (srpt_write_pending, srpt_queue_response -> srpt_send_done);
+ * teardown, logout, ACLs; login (srpt_cm_req_recv, srpt_rdma_cm_req_recv
+ * -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch); SRQ; add/remove;
+ * configfs; module init.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -82,10 +70,7 @@ enum {
 
 /* Seconds between "still waiting" messages while channels drain. */
 #define SRPT_DRAIN_REPORT_SECS	5
-/*
- * Credits of requests that got no response wait this long for a response
- * to carry them before an SRP_CRED_REQ does.
- */
+/* Unanswered requests' credits wait this long before an SRP_CRED_REQ. */
 #define SRPT_CRED_REQ_DELAY	msecs_to_jiffies(20)
 /* How long an SRP_T_LOGOUT may take to be delivered before the close. */
 #define SRPT_LOGOUT_GRACE	msecs_to_jiffies(1000)
@@ -107,17 +92,7 @@ MODULE_PARM_DESC(ib_cm_on_roce,
 
 static u64 srpt_service_guid;
 
-/**
- * srpt_parse_service_guid() - parse a service GUID as users write it.
- * @val: 1 to 16 hexadecimal digits, with or without "0x"; one trailing
- *       newline is accepted.
- * @guid: receives the value; untouched on error.
- *
- * The GUID is always hexadecimal, as InfiniBand tools print GUIDs:
- * "0002c903000e8acd" and "0x0002c903000e8acd" are the same GUID.
- *
- * Return: 0, or -EINVAL for anything else.
- */
+/* Hexadecimal, as IB tools print GUIDs; "0x" and one newline optional. */
 static int srpt_parse_service_guid(const char *val, u64 *guid)
 {
 	u64 v;
@@ -129,13 +104,6 @@ static int srpt_parse_service_guid(const char *val, u64 *guid)
 	return 0;
 }
 
-/**
- * srpt_set_u64_guid() - validate and store srpt_service_guid.
- * @val: the text written, see srpt_parse_service_guid().
- * @kp: parameter description.
- *
- * Return: 0, or -EINVAL for text that is not a 64-bit hexadecimal number.
- */
 static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
 {
 	if (srpt_parse_service_guid(val, kp->arg)) {
@@ -146,13 +114,6 @@ static int srpt_set_u64_guid(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-/**
- * srpt_get_u64_guid() - show srpt_service_guid.
- * @buffer: output.
- * @kp: parameter description.
- *
- * Return: number of bytes written.
- */
 static int srpt_get_u64_guid(char *buffer, const struct kernel_param *kp)
 {
 	return sprintf(buffer, "0x%016llx\n", *(u64 *)kp->arg);
@@ -166,32 +127,16 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
-/*
- * Guards every namespace's RDMA/CM listeners (struct srpt_net) and
- * srpt_init_net_port.
- */
+/* Guards every struct srpt_net's listeners and srpt_init_net_port. */
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
 /* net_generic() slot of struct srpt_net; see srpt_net_ops. */
 static unsigned int srpt_net_id;
 /* Every namespace with a listener, so the initial one can see them all. */
 static LIST_HEAD(srpt_listening_nets);
-/*
- * The initial namespace's port, kept outside of its struct srpt_net so the
- * module parameter can be read while the pernet data does not exist yet
- * (during load) or any more (during unload).
- */
+/* Outside struct srpt_net: readable before and after the pernet data. */
 static u16 srpt_init_net_port;
 static u16 srpt_rdma_cm_port_param;
 
-/**
- * srpt_set_rdma_cm_port() - validate and store the rdma_cm_port parameter.
- * @val: a port number, 0 for no listener.
- * @kp: parameter description.
- *
- * The listener itself is created by srpt_init_module().
- *
- * Return: 0, or -EINVAL for text that is not a port number.
- */
 static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 {
 	if (kstrtou16(val, 0, kp->arg)) {
@@ -202,18 +147,7 @@ static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-/**
- * srpt_get_rdma_cm_port() - show the initial namespace's RDMA/CM port.
- * @buffer: output.
- * @kp: parameter description, unused.
- *
- * Reads the live value, which discovery_auth/rdma_cm_port may have changed
- * since the module was loaded. The parameter is about the initial network
- * namespace only, the one the in-kernel driver listens in; other
- * namespaces' ports show in discovery_auth/rdma_cm_port read from there.
- *
- * Return: number of bytes written.
- */
+/* Initial namespace only; live value (discovery_auth/rdma_cm_port). */
 static int srpt_get_rdma_cm_port(char *buffer, const struct kernel_param *kp)
 {
 	return sprintf(buffer, "%u\n", READ_ONCE(srpt_init_net_port));
@@ -257,10 +191,7 @@ struct srpt_data_desc {
 	u32				imm_off;
 };
 
-/*
- * Messages about a channel name it by initiator port ID and QP number: the
- * channels of a multichannel login share the initiator port ID.
- */
+/* Multichannel logins share the port ID: name channels by QP too. */
 #define srpt_ch_log(pr, ch, fmt, ...) \
 	pr("ch %s: " fmt, (ch)->log_name, ##__VA_ARGS__)
 #define srpt_ch_err(ch, fmt, ...) srpt_ch_log(pr_err, ch, fmt, ##__VA_ARGS__)
@@ -282,12 +213,6 @@ struct srpt_ch_state_sym {
 	static const struct srpt_ch_state_sym table[] = { __VA_ARGS__ }
 srpt_ch_state_symbols(SRPT_CH_STATE_TABLE, srpt_ch_state_names);
 
-/**
- * srpt_ch_state_name() - channel state as text.
- * @s: state.
- *
- * Return: a static string.
- */
 static const char *srpt_ch_state_name(enum srpt_ch_state s)
 {
 	int i;
@@ -298,12 +223,7 @@ static const char *srpt_ch_state_name(enum srpt_ch_state s)
 	return "UNKNOWN";
 }
 
-/**
- * srpt_sdev_release() - free a device once its last reference is gone.
- * @kref: &srpt_device.refcnt.
- *
- * Called by kref_put_mutex() with srpt_dev_mutex held; unlocks it.
- */
+/* kref_put_mutex() release: called with srpt_dev_mutex held, drops it. */
 static void srpt_sdev_release(struct kref *kref)
 {
 	struct srpt_device *sdev = container_of(kref, struct srpt_device, refcnt);
@@ -313,35 +233,18 @@ static void srpt_sdev_release(struct kref *kref)
 	kfree(sdev);
 }
 
-/**
- * srpt_sdev_get() - take a device reference.
- * @sdev: device.
- */
 static void srpt_sdev_get(struct srpt_device *sdev)
 {
 	kref_get(&sdev->refcnt);
 }
 
-/**
- * srpt_sdev_put() - drop a device reference, freeing it with the last one.
- * @sdev: device.
- */
 static void srpt_sdev_put(struct srpt_device *sdev)
 {
 	/* The last put unlinks the device: never put with the mutex held. */
 	kref_put_mutex(&sdev->refcnt, srpt_sdev_release, &srpt_dev_mutex);
 }
 
-/**
- * srpt_set_ch_state() - move a channel to a later state.
- * @ch: channel.
- * @new_state: state to enter.
- *
- * Channel states only move forward, so a late event can never revive a
- * channel that is being torn down.
- *
- * Return: true if the state changed.
- */
+/* States only move forward: a late event cannot revive a channel. */
 static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new_state)
 {
 	enum srpt_ch_state old;
@@ -378,12 +281,11 @@ static void srpt_stat_max(atomic_t *hwm, int v)
 }
 
 /**
- * srpt_event_handler() - asynchronous IB event callback function.
- * @handler: the handler registered with ib_register_event_handler().
- * @event: description of the event that occurred.
+ * srpt_event_handler() - asynchronous IB event callback.
+ * @handler: handler registered with ib_register_event_handler().
+ * @event: the event.
  *
- * Port state changes trigger a refresh of the port (LID, GID, DM agent);
- * a port error marks the port down until it becomes active again.
+ * Port changes refresh the port; a port error marks it down until active.
  */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -429,9 +331,9 @@ static void srpt_event_handler(struct ib_event_handler *handler,
 }
 
 /**
- * srpt_srq_event() - SRQ event callback function.
- * @event: description of the event that occurred.
- * @ctx: context pointer specified at SRQ creation time (the device).
+ * srpt_srq_event() - SRQ event callback.
+ * @event: the event.
+ * @ctx: the device.
  */
 static void srpt_srq_event(struct ib_event *event, void *ctx)
 {
@@ -442,15 +344,12 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
- * srpt_qp_event() - QP event callback function
- * @event: Description of the event that occurred.
- * @ptr: SRPT RDMA channel.
+ * srpt_qp_event() - QP event callback; atomic context.
+ * @event: the event.
+ * @ptr: channel.
  *
- * COMM_EST means the initiator sent before the CM's RTU arrived: tell the
- * CM so it establishes the connection now. LAST_WQE_REACHED follows the
- * move of an SRQ-attached QP to the error state. A fatal QP error closes
- * the channel: the initiator may be gone and no CM event would ever come.
- * Called in atomic context.
+ * COMM_EST (data before the RTU) is passed to the CM. A fatal QP error
+ * closes the channel: no CM event may ever come.
  */
 static void srpt_qp_event(struct ib_event *event, void *ptr)
 {
@@ -474,7 +373,6 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
-		/* The QP is in error: nothing will move on it again. */
 		srpt_ch_err(ch, "QP event %s, closing the channel\n", ib_event_msg(event->event));
 		srpt_close_ch_async(ch);
 		break;
@@ -484,33 +382,20 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 	}
 }
 
-/*
- * InfiniBand Device Management class: lets srp_daemon discover this target.
- * One I/O controller (slot 1) per port, one service entry per controller.
- */
+/* Device Management: one IOC (slot 1) and one service entry per port. */
 
 /* ClassPortInfo RespTimeValue: 4.096 us * 2^20, about 4.3 seconds. */
 #define SRPT_DM_RESP_TIME_VALUE		20
-/*
- * Outstanding RDMA READs per channel: advertised in the IOC profile, and
- * the most a login gets in either direction.
- */
+/* Outstanding RDMA READs per channel, advertised in the IOC profile. */
 #define SRPT_DM_RDMA_READ_DEPTH		4
-/*
- * RNR retry count 7 means "retry for ever" (IBTA): an initiator that is
- * briefly out of receive buffers slows the target down, never kills the
- * connection.
- */
+/* IBTA: 7 retries for ever; a briefly full initiator only slows us down. */
 #define SRPT_RNR_RETRY_FOREVER		7
 /* Pending RDMA/CM connection requests: a multipath boot logs in at once. */
 #define SRPT_RDMA_CM_BACKLOG		256
 /* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
 #define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
 
-/*
- * The IB CM and the MAD layer run on RoCE ports too; srp_daemon and ib_srp
- * use them on InfiniBand only, so RoCE ports serve them when asked to.
- */
+/* srp_daemon and ib_srp use IB CM and DM MADs on InfiniBand only. */
 static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
 {
 	return rdma_protocol_ib(dev, port) ||
@@ -519,12 +404,10 @@ static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
 }
 
 /**
- * srpt_set_ioc() - set the state of one slot in an IOUnitInfo controller list.
+ * srpt_set_ioc() - set one slot of an IOUnitInfo controller list.
  * @c_list: controller list, four bits per slot.
- * @slot: slot number, 1..16; slot 1 is the high nibble of @c_list[0].
- * @value: slot state; only the low four bits are used.
- *
- * An out-of-range @slot is ignored.
+ * @slot: 1..16 (slot 1 is the high nibble of @c_list[0]); others ignored.
+ * @value: slot state, low four bits.
  */
 static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 {
@@ -543,9 +426,7 @@ static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 
 /**
  * srpt_get_class_port_info() - fill in a ClassPortInfo attribute.
- * @mad: response MAD; its data area receives a struct ib_class_port_info.
- *
- * The MAD status is left untouched.
+ * @mad: response MAD; its status is left untouched.
  */
 static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
@@ -558,16 +439,13 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 }
 
 /**
- * srpt_get_iou() - fill in an IOUnitInfo attribute.
- * @mad: response MAD; its data area receives a struct ib_dm_iou_info.
- *
- * Slot 1 holds the only I/O controller; slots 2 to 16 are not installed.
+ * srpt_get_iou() - fill in an IOUnitInfo attribute (only slot 1 installed).
+ * @mad: response MAD.
  */
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
 	struct ib_dm_iou_info *ioui = (struct ib_dm_iou_info *)mad->data;
 
-	/* Zeroing marks every slot as "not installed". */
 	memset(ioui, 0, sizeof(*ioui));
 	ioui->change_id = cpu_to_be16(1);
 	ioui->max_controllers = SRPT_MAX_IOC_SLOTS;
@@ -577,12 +455,9 @@ static void srpt_get_iou(struct ib_dm_mad *mad)
 /**
  * srpt_get_ioc() - fill in an IOControllerProfile attribute.
  * @sport: port the request arrived on.
- * @slot: I/O controller slot, 1..16.
- * @mad: response MAD; on success its data area receives a
- *       struct ib_dm_ioc_profile.
- *
- * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
- * 1..16 and to DM_MAD_STATUS_NO_IOC for an empty slot.
+ * @slot: I/O controller slot.
+ * @mad: response MAD; status INVALID_FIELD for a slot outside 1..16,
+ *       NO_IOC for an empty one.
  */
 static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 			 struct ib_dm_mad *mad)
@@ -627,16 +502,12 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 
 /**
  * srpt_get_svc_entries() - fill in a ServiceEntries attribute.
- * @ioc_guid: I/O controller GUID; names the service and is its IB CM ID.
- * @slot: I/O controller slot, 1..16.
- * @hi: index of the last service entry requested.
- * @lo: index of the first service entry requested.
- * @mad: response MAD; on success its data area receives a
- *       struct ib_dm_svc_entries.
- *
- * Sets the MAD status to DM_MAD_STATUS_INVALID_FIELD for a slot outside
- * 1..16 or an invalid entry range and to DM_MAD_STATUS_NO_IOC for an empty
- * slot.
+ * @ioc_guid: I/O controller GUID, also the IB CM service ID.
+ * @slot: I/O controller slot.
+ * @hi: last entry requested.
+ * @lo: first entry requested.
+ * @mad: response MAD; status INVALID_FIELD for a bad slot or range, NO_IOC
+ *       for an empty slot.
  */
 static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 				 struct ib_dm_mad *mad)
@@ -670,10 +541,8 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
  * srpt_mgmt_method_get() - answer a Device Management Get request.
  * @sp: port the request arrived on.
  * @rq_mad: request MAD.
- * @rsp_mad: response MAD, its header already copied from @rq_mad.
- *
- * Dispatches on the attribute ID; an unknown attribute gets the status
- * DM_MAD_STATUS_UNSUP_METHOD_ATTR.
+ * @rsp_mad: response, header copied from @rq_mad; unknown attributes get
+ *           DM_MAD_STATUS_UNSUP_METHOD_ATTR.
  */
 static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 				 struct ib_dm_mad *rsp_mad)
@@ -705,8 +574,8 @@ static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 
 /**
  * srpt_mad_send_handler() - release a sent Device Management response.
- * @mad_agent: MAD agent the response was sent through.
- * @mad_wc: send completion; carries the send buffer and its address handle.
+ * @mad_agent: MAD agent.
+ * @mad_wc: send completion.
  */
 static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_wc *mad_wc)
@@ -717,13 +586,9 @@ static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
 
 /**
  * srpt_mad_recv_handler() - answer a received Device Management MAD.
- * @mad_agent: MAD agent of the port; its context is the struct srpt_port.
- * @send_buf: send buffer this MAD responds to; unused, the target only
- *            answers requests.
- * @mad_wc: receive completion carrying the request.
- *
- * Builds a GetResp with the request's header and sends it back to the
- * sender. The request is always released.
+ * @mad_agent: the port's MAD agent (context: struct srpt_port).
+ * @send_buf: unused.
+ * @mad_wc: receive completion; the request is always released.
  */
 static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_buf *send_buf,
@@ -759,7 +624,6 @@ static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 		srpt_mgmt_method_get(sport, rq_mad, dm_mad);
 		break;
 	case IB_MGMT_METHOD_SET:
-		/* Nothing in the Device Management class is writable here. */
 		dm_mad->mad_hdr.status =
 			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
 		break;
@@ -786,19 +650,15 @@ free_recv:
 }
 
 /**
- * srpt_refresh_port() - reread port attributes and set up DM MAD handling.
- * @sport: port to refresh.
+ * srpt_refresh_port() - reread port attributes, set up DM MAD handling.
+ * @sport: port.
  *
- * Updates the LIDs, GID index 0 and the two port names derived from it. On
- * a port without a MAD agent that serves the IB CM (InfiniBand, or RoCE
- * with ib_cm_on_roce), registers the DM agent; on InfiniBand it also
- * advertises IsDeviceManagementSupported. Failing that (common with SR-IOV
- * virtual functions) only means srp_daemon cannot discover the port, so it
- * is reported once per port and otherwise ignored. An InfiniBand port has
- * its capability bit set by this driver if and only if @sport->mad_agent
- * is non-NULL.
+ * Updates LIDs, GID 0 and the port names. Registers the DM agent where the
+ * IB CM is served; on InfiniBand also sets IsDeviceManagementSupported
+ * (set by us iff @sport->mad_agent). Failure (common on SR-IOV VFs) only
+ * hides the port from srp_daemon: reported once, otherwise ignored.
  *
- * Return: 0 on success or the negative error code of ib_query_port().
+ * Return: 0 or the error of ib_query_port().
  */
 static int srpt_refresh_port(struct srpt_port *sport)
 {
@@ -822,7 +682,6 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	/* The names are read by srpt_lookup_port() under srpt_dev_mutex. */
 	mutex_lock(&srpt_dev_mutex);
 	if (ret) {
-		/* No name to match a configfs target port against. */
 		sport->gid_valid = false;
 	} else {
 		sport->gid = gid;
@@ -853,11 +712,7 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		return 0;
 	}
 
-	/*
-	 * Every request method, so that the ones this class does not define
-	 * are answered "unsupported method" instead of being dropped; not
-	 * Trap and TrapRepress, which are never answered with a response.
-	 */
+	/* All but Trap/TrapRepress: undefined ones get "unsupported method". */
 	memset(&reg_req, 0, sizeof(reg_req));
 	reg_req.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
 	reg_req.mgmt_class_version = IB_MGMT_BASE_VERSION;
@@ -874,7 +729,6 @@ static int srpt_refresh_port(struct srpt_port *sport)
 				dev_name(&dev->dev), sport->port,
 				PTR_ERR(agent));
 		sport->dm_warned = true;
-		/* Do not advertise a service nobody answers. */
 		memset(&port_modify, 0, sizeof(port_modify));
 		port_modify.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
 		if (rdma_protocol_ib(dev, sport->port))
@@ -888,11 +742,8 @@ static int srpt_refresh_port(struct srpt_port *sport)
 
 /**
  * srpt_unregister_mad_agent() - stop answering Device Management MADs.
- * @sdev: device whose ports to clean up.
- * @port_cnt: number of ports to handle, starting at port 1.
- *
- * Clears IsDeviceManagementSupported and unregisters the MAD agent of every
- * port that has one. Safe to call for ports without an agent.
+ * @sdev: device.
+ * @port_cnt: ports 1..@port_cnt; those without an agent are skipped.
  */
 static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 {
@@ -909,7 +760,6 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 		sport = &sdev->port[i - 1];
 		if (!sport->mad_agent)
 			continue;
-		/* The device may be going away; nothing to do on failure. */
 		if (rdma_protocol_ib(sdev->device, i))
 			ib_modify_port(sdev->device, i, 0, &port_modify);
 		ib_unregister_mad_agent(sport->mad_agent);
@@ -919,8 +769,8 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 
 /**
  * srpt_alloc_ioctx() - allocate an I/O context and its DMA-mapped buffer.
- * @sdev: device the buffer is mapped for.
- * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @sdev: device.
+ * @ioctx_size: size of the structure embedding struct srpt_ioctx.
  * @buf_size: usable bytes in the buffer.
  * @offset: where the IU starts in the buffer.
  * @dir: DMA direction.
@@ -958,11 +808,11 @@ err:
 }
 
 /**
- * srpt_free_ioctx() - free an I/O context allocated by srpt_alloc_ioctx().
- * @sdev: device the buffer was mapped for.
+ * srpt_free_ioctx() - free a context from srpt_alloc_ioctx().
+ * @sdev: device.
  * @ioctx: context, may be NULL.
- * @buf_size: usable bytes in the buffer, as allocated.
- * @dir: DMA direction, as allocated.
+ * @buf_size: as allocated.
+ * @dir: as allocated.
  */
 static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
 			    u32 buf_size, enum dma_data_direction dir)
@@ -977,14 +827,14 @@ static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
 
 /**
  * srpt_alloc_ioctx_ring() - allocate a ring of I/O contexts.
- * @sdev: device the buffers are mapped for.
+ * @sdev: device.
  * @ring_size: number of contexts.
- * @ioctx_size: size of the structure that embeds struct srpt_ioctx.
+ * @ioctx_size: size of the structure embedding struct srpt_ioctx.
  * @buf_size: usable bytes per buffer.
  * @offset: where the IU starts in each buffer.
  * @dir: DMA direction.
  *
- * Return: an array of @ring_size pointers, or NULL.
+ * Return: @ring_size pointers, or NULL.
  */
 static struct srpt_ioctx **srpt_alloc_ioctx_ring(struct srpt_device *sdev,
 						 int ring_size, size_t ioctx_size,
@@ -1019,10 +869,10 @@ err_free:
 /**
  * srpt_free_ioctx_ring() - free a ring of I/O contexts.
  * @ioctx_ring: ring, may be NULL.
- * @sdev: device the buffers were mapped for.
+ * @sdev: device.
  * @ring_size: number of contexts.
- * @buf_size: usable bytes per buffer.
- * @dir: DMA direction.
+ * @buf_size: as allocated.
+ * @dir: as allocated.
  */
 static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
 				 struct srpt_device *sdev, int ring_size,
@@ -1062,11 +912,11 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_state new)
 
 /**
  * srpt_test_and_set_cmd_state() - change a command's state if it is @old.
- * @ioctx: send I/O context of the command.
- * @old: expected current state.
+ * @ioctx: send context.
+ * @old: expected state.
  * @new: new state.
  *
- * Return: true if the state was @old and is now @new.
+ * Return: true if it was @old and is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 					enum srpt_cmd_state old,
@@ -1114,10 +964,9 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 
 /**
  * srpt_zerolength_write() - post a zero-length RDMA WRITE.
- * @ch: channel whose QP is in the error state.
+ * @ch: channel, QP in the error state.
  *
- * The write is flushed after every work request posted before it, so its
- * completion tells that the send queue is drained.
+ * Flushed after everything posted before it: its completion means drained.
  *
  * Return: 0 or the ib_post_send() error.
  */
@@ -1137,10 +986,8 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 }
 
 /*
- * A completion in error closes the channel. A flush counts too when this
- * side never started the close: the queue pair failed under a live channel
- * (an error on an unsignaled rdma_rw work request reaches no CQE of ours,
- * only the flushes behind it do).
+ * Close on error; also on a flush when we did not start the close (an
+ * unsignaled rdma_rw WR fails with no CQE of ours, only flushes follow).
  */
 static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 			   const char *what, u64 tag)
@@ -1156,12 +1003,10 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 		srpt_ch_info(ch, "%s (tag %#llx) failed: %s; closing\n", what,
 			     tag, ib_wc_status_msg(wc->status));
 	else
-		/* Over iWARP also when the peer's close beats its event. */
 		srpt_ch_info(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed or the initiator disconnected; closing\n",
 			     what, tag);
 }
 
-/* The drain write completed. */
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -1173,16 +1018,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 			    srpt_ch_state_name(ch->state));
 }
 
-/**
- * srpt_get_indirect_tbl() - parse an indirect data buffer descriptor.
- * @ib: the descriptor, inside the IU.
- * @room: bytes of the IU from @ib on.
- * @cnt: descriptors the SRP_CMD says are inside the IU.
- * @d: output; &srpt_data_desc.ext_tbl is set when the whole table lives in
- *     initiator memory and must be fetched first.
- *
- * Return: 0 or -EINVAL.
- */
+/* Sets &srpt_data_desc.ext_tbl when the table must be fetched first. */
 static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 				 u32 cnt, struct srpt_data_desc *d)
 {
@@ -1195,13 +1031,11 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
 		return -EINVAL;
 	n = tbl_len / sizeof(struct srp_direct_buf);
-	/* The @cnt entries of the partial table are inside the IU. */
 	if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
 		return -EINVAL;
 	if (n < cnt)
 		return -EINVAL;
 	if (n > cnt) {
-		/* The whole table is in initiator memory. */
 		if (n > SRPT_MAX_EXT_DESCS)
 			return -EINVAL;
 		d->nbufs = n;
@@ -1223,15 +1057,12 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
  * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
  * @srp_cmd: the command IU.
  * @iu_len: bytes received; nothing beyond is read.
- * @imm_data_offset: negotiated immediate data offset, 0 if not negotiated.
- * @d: parsed result.
+ * @imm_data_offset: negotiated immediate data offset, 0 if none.
+ * @d: result; &srpt_data_desc.ext_tbl set if the table is in initiator
+ *     memory (srpt_fetch_table()).
  *
- * Every length and count is checked against @iu_len with 64-bit arithmetic
- * so that no initiator-supplied value can make a bound wrap. One function
- * of ~90 lines on purpose: the bounds depend on each other in order, and
- * a reviewer should see every one of them on one screen. A table with
- * more entries than the IU carries is in initiator memory: @d then holds
- * its descriptor (&srpt_data_desc.ext_tbl) for srpt_fetch_table().
+ * Bounds are checked in 64 bits so no initiator value can wrap them; kept
+ * in one function so every dependent bound is on one screen.
  *
  * Return: 0, or -EINVAL for a malformed or unsupported IU.
  */
@@ -1304,9 +1135,9 @@ static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
 }
 
 /**
- * srpt_init_ch_qp() - move a new IB CM channel's QP to the INIT state.
+ * srpt_init_ch_qp() - move a new IB CM channel's QP to INIT.
  * @ch: channel.
- * @qp: its queue pair.
+ * @qp: its QP.
  *
  * Return: 0 or the ib_modify_qp() error.
  */
@@ -1324,12 +1155,9 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rtr() - move an IB CM channel's QP to ready-to-receive.
+ * srpt_ch_qp_rtr() - move an IB CM channel's QP to RTR (CM attributes).
  * @ch: channel.
- * @qp: its queue pair.
- *
- * The CM fills in the path, the remote QP and the RDMA READ limits from
- * the REQ and our REP.
+ * @qp: its QP.
  *
  * Return: 0 or a negative errno.
  */
@@ -1346,9 +1174,9 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rts() - move an IB CM channel's QP to ready-to-send.
+ * srpt_ch_qp_rts() - move an IB CM channel's QP to RTS.
  * @ch: channel.
- * @qp: its queue pair.
+ * @qp: its QP.
  *
  * Return: 0 or a negative errno.
  */
@@ -1365,8 +1193,8 @@ static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_err() - sets the channel queue pair state to 'error'
- * @ch: the SRPT RDMA channel.
+ * srpt_ch_qp_err() - move a channel's QP to the error state.
+ * @ch: channel.
  *
  * Return: 0 or the ib_modify_qp() error.
  */
@@ -1502,17 +1330,9 @@ static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
 	ioctx->n_segs = 0;
 }
 
-/**
- * srpt_view_sg() - build a scatterlist over a byte range of another one.
- * @sgl: source scatterlist.
- * @off: first byte.
- * @len: number of bytes, > 0, inside @sgl.
- * @nents: entries in the returned list.
- *
- * Used for indirect descriptors: each remote buffer gets its own view of
- * the command's data pages, so no data is copied.
- *
- * Return: a new scatterlist (kfree it) or NULL.
+/*
+ * A view of @len bytes at @off of @sgl, so each remote buffer of an
+ * indirect descriptor maps the command's pages without a copy. kfree() it.
  */
 static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 					u32 len, unsigned int *nents)
@@ -1551,11 +1371,7 @@ static struct scatterlist *srpt_view_sg(struct scatterlist *sgl, u64 off,
 	return view;
 }
 
-/*
- * Whether a command whose mapping found the QP's MR pool empty could ever
- * map: each descriptor takes at least one MR, a long one several. Waiting
- * for MRs that the pool does not have would retry for ever.
- */
+/* Could this command ever map? Else waiting for MRs would never end. */
 static bool srpt_mrs_never_fit(struct srpt_rdma_ch *ch,
 			       const struct srpt_send_ioctx *ioctx, u32 *need)
 {
@@ -1878,13 +1694,10 @@ static void srpt_unsig_retire(struct srpt_rdma_ch *ch, u32 snap)
 	atomic_add(snap - (u32)old, &ch->unsig_avail);
 }
 
-/**
- * srpt_post_failed() - keep a command whose post failed until the drain.
- * @ioctx: command; part of its work requests may have been posted and
- *	   still use its buffers, so nothing is unmapped before the QP is
- *	   drained (srpt_release_channel_work()).
- *
- * A failed post means the QP is broken: the channel is closed.
+/*
+ * A failed post breaks the QP: close the channel, but keep the command
+ * until the drain (srpt_release_channel_work()); posted WRs may still use
+ * its buffers.
  */
 static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 {
@@ -1899,7 +1712,6 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 		list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (closed) {
-		/* The QP is drained and the list was emptied: end it here. */
 		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
 		srpt_xfer_cancel(ioctx);
 		return;
@@ -1911,15 +1723,13 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
  * srpt_abort_cmd() - end a command whose data transfer failed.
  * @ioctx: command.
  *
- * A command waiting for its data-out buffer is failed through the target
- * core, which answers it with CHECK CONDITION if the channel still lives.
- * A command whose response was posted is simply released.
+ * One waiting for data-out is failed through the target core (CHECK
+ * CONDITION if the channel lives); one with its response posted is released.
  */
 static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 {
 	enum srpt_cmd_state state;
 
-	/* The target core still owns a command waiting for data: fail it. */
 	if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
 					SRPT_CMD_EXECUTING)) {
 		transport_generic_request_failure(&ioctx->cmd,
@@ -1956,7 +1766,6 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 n = ioctx->n_rdma;
 
 	ioctx->n_rdma = 0;
-	/* Unmap before the backend reads the data. */
 	srpt_unmap_segs(ch, ioctx);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -2082,11 +1891,11 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_build_tskmgmt_rsp() - build an SRP_RSP for a task management request.
+ * srpt_build_tskmgmt_rsp() - build the SRP_RSP of a task management request.
  * @ch: channel.
- * @rsp_code: SRP_TSK_MGMT_* response code.
- * @ioctx: request; its response buffer receives the IU.
- * @tag: initiator tag of the task management request.
+ * @rsp_code: SRP_TSK_MGMT_* code.
+ * @ioctx: request; the IU goes into its buffer.
+ * @tag: initiator tag.
  *
  * Return: length of the IU.
  */
@@ -2108,12 +1917,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
 	return sizeof(*srp_rsp) + resp_len;
 }
 
-/**
- * srp_tmr_to_tcm() - map an SRP task management function to LIO's.
- * @fn: SRP_TSK_* value.
- *
- * Return: a TMR_* value, or -1 if the function is not supported.
- */
+/* Return: a TMR_* value, or -1 if unsupported. */
 static int srp_tmr_to_tcm(int fn)
 {
 	switch (fn) {
@@ -2132,12 +1936,7 @@ static int srp_tmr_to_tcm(int fn)
 	}
 }
 
-/**
- * srpt_task_attr_to_tcm() - map an SRP task attribute to LIO's.
- * @attr: SRP_CMD task_attr field.
- *
- * Return: a TCM_*_TAG value; reserved values are treated as SIMPLE.
- */
+/* Reserved task attributes are treated as SIMPLE. */
 static int srpt_task_attr_to_tcm(u8 attr)
 {
 	switch (attr) {
@@ -2153,13 +1952,7 @@ static int srpt_task_attr_to_tcm(u8 attr)
 	}
 }
 
-/**
- * srpt_tmr_rsp_code() - map LIO's task management result to SRP's.
- * @response: TMR_* response.
- *
- * Return: SRP_TSK_MGMT_* code. Aborting a task that no longer exists has
- * the effect the initiator asked for, so it counts as success.
- */
+/* Aborting a task that no longer exists did what was asked: success. */
 static u8 srpt_tmr_rsp_code(u8 response)
 {
 	switch (response) {
@@ -2174,18 +1967,11 @@ static u8 srpt_tmr_rsp_code(u8 response)
 	}
 }
 
-/**
- * srpt_cdb_dir() - the data direction a CDB's opcode implies.
- * @cdb: CDB.
- *
- * The target core takes the direction from the fabric, never from the
- * CDB, so a WRITE with a data-in descriptor would write uninitialized
- * pages to the LUN and RDMA-write them to the initiator. Opcodes whose
- * direction SPC/SBC fix are listed; the rest (and those that may carry
- * no data, like VERIFY) are left to the descriptor.
- *
- * Return: DMA_TO_DEVICE, DMA_FROM_DEVICE, or DMA_BIDIRECTIONAL when the
- * opcode does not fix one.
+/*
+ * The target core takes the direction from the fabric, never the CDB: a
+ * WRITE with a data-in descriptor would write uninitialized pages to the
+ * LUN and send them to the initiator. Only opcodes whose direction SPC/SBC
+ * fix are listed; DMA_BIDIRECTIONAL leaves it to the descriptor.
  */
 static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
 {
@@ -2217,17 +2003,9 @@ static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
 	}
 }
 
-/**
- * srpt_check_cmd() - validate an SRP_CMD before the target core sees it.
- * @ch: channel: immediate data offset and data length limit.
- * @srp_cmd: the IU.
- * @iu_len: bytes received; nothing beyond is read.
- * @d: parsed data descriptors.
- *
- * Return: 0; -EINVAL for a malformed IU; -E2BIG when the data length
- * exceeds srp_max_rdma_size (the target core would allocate and pin
- * whatever length the initiator names); -EPROTO when the descriptor's
- * direction contradicts the CDB's, see srpt_cdb_dir().
+/*
+ * Return: 0; -EINVAL (malformed); -E2BIG (over srp_max_rdma_size: the
+ * target core would pin any length); -EPROTO (direction contradicts the CDB).
  */
 static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 			  const struct srp_cmd *srp_cmd, u32 iu_len,
@@ -2252,11 +2030,6 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 	return 0;
 }
 
-/**
- * srpt_submit_cmd() - hand a checked SRP_CMD with remote buffers to the
- * target core.
- * @ioctx: command; its IU is still in &srpt_send_ioctx.recv_ioctx.
- */
 static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
@@ -2268,12 +2041,6 @@ static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
 	srpt_target_submit(&ioctx->cmd);
 }
 
-/**
- * srpt_fail_cmd() - answer a command the target core has not seen yet
- * with CHECK CONDITION.
- * @ioctx: command, initialized with target_init_cmd().
- * @reason: sense reason.
- */
 static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
 			  sense_reason_t reason)
 {
@@ -2282,14 +2049,6 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
 	target_put_sess_cmd(&ioctx->cmd);
 }
 
-/**
- * srpt_check_ext_table() - validate a fetched descriptor table.
- * @tbl: the table.
- * @n: entries.
- * @len: data length the indirect descriptor announced.
- *
- * Return: 0 if the entries add up to @len, else -EINVAL.
- */
 static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
 				u64 len)
 {
@@ -2301,10 +2060,6 @@ static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
 	return sum == len ? 0 : -EINVAL;
 }
 
-/**
- * srpt_table_ctx_destroy() - release the RDMA context of a table fetch.
- * @ioctx: command in state TABLE.
- */
 static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2314,25 +2069,13 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 	atomic_dec(&ch->tbl_fetches);
 }
 
-/**
- * srpt_table_fail() - end a command whose table could not be fetched.
- * @ioctx: command in state TABLE, its fetch context released.
- */
 static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 {
 	srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
 	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
 }
 
-/**
- * srpt_table_done() - the RDMA READ of a descriptor table completed.
- * @cq: completion queue.
- * @wc: work completion.
- *
- * A table that adds up is used like one inside the IU; one that does not
- * fails the command. A failed READ (an rkey that faults) leaves the QP in
- * error: the channel closes.
- */
+/* A failed READ (faulting rkey) leaves the QP in error: the channel closes. */
 static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -2359,10 +2102,7 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_sq_release(ch, n);
 }
 
-/**
- * srpt_post_table_read() - post the RDMA READ of a descriptor table.
- * @ioctx: command in state TABLE, its send queue space reserved.
- */
+/* @ioctx in SRPT_CMD_FETCH_TABLE, its send queue space reserved. */
 static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2385,15 +2125,10 @@ static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_fetch_table() - fetch a descriptor table from initiator memory.
- * @ioctx: command, initialized with target_init_cmd().
- * @td: the table's descriptor (address, rkey, length).
- * @n: its entries, at most SRPT_MAX_EXT_DESCS.
- *
+/*
  * The command reaches the target core once the table is here
- * (srpt_table_done()). At most SRPT_MAX_TBL_FETCHES run per channel; a
- * command beyond them is answered BUSY, which the initiator retries.
+ * (srpt_table_done()); beyond SRPT_MAX_TBL_FETCHES per channel it is
+ * answered BUSY, which the initiator retries.
  */
 static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 			     const struct srp_direct_buf *td, u32 n)
@@ -2538,10 +2273,9 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
  * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT.
  * @ch: channel.
  * @recv: receive buffer holding the IU.
- * @ioctx: free send context for the request.
+ * @ioctx: free send context.
  *
- * Unsupported functions reach the target core as an invalid function, which
- * rejects them; the response then says FUNCTION NOT SUPPORTED.
+ * An unsupported function is answered FUNCTION NOT SUPPORTED.
  */
 static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				 struct srpt_recv_ioctx *recv,
@@ -2559,7 +2293,6 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	srpt_set_cmd_state(ioctx, SRPT_CMD_TMF);
 	srpt_ch_debug(ch, "TMF %#x tag %#llx task %#llx lun %llu\n",
 		      tsk->tsk_mgmt_func, tsk->tag, task_tag, lun);
-	/* Everything needed was copied: the buffer can go back now. */
 	srpt_repost_recv(ch, recv);
 	ioctx->tmf_credit = true;
 
@@ -2574,16 +2307,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	ioctx->cmd.tag = ioctx->tag;
 }
 
-/**
- * srpt_cred_rsp_expected() - whether an SRP_CRED_RSP answers our request.
- * @ch: channel.
- * @iu: the IU.
- * @len: its length.
- *
- * An expected one lets the next SRP_CRED_REQ go out.
- *
- * Return: true if it carries the tag of the outstanding SRP_CRED_REQ.
- */
+/* Does this SRP_CRED_RSP carry our outstanding SRP_CRED_REQ's tag? */
 static bool srpt_cred_rsp_expected(struct srpt_rdma_ch *ch, const u8 *iu,
 				   u32 len)
 {
@@ -2698,13 +2422,9 @@ repost:
 	return true;
 }
 
-/**
- * srpt_wait_for_ioctx() - queue an IU until a send context is free.
- * @ch: channel.
- * @recv: the IU, which must be replayed before any later one.
- *
- * srpt_put_send_ioctx() restarts the replay; a context freed between the
- * failed look-up and this call is noticed here, under the same lock.
+/*
+ * Queue @recv, replayed in order by srpt_put_send_ioctx(); a context freed
+ * since the failed look-up is noticed here, under the same lock.
  */
 static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 				struct srpt_recv_ioctx *recv)
@@ -2787,13 +2507,10 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/**
- * srpt_process_wait_list() - replay queued IUs.
- * @ch: live channel with processing_wait_list set.
- *
- * Stops when the list is empty (new IUs are then handled as they arrive),
- * when the channel stops being live (release work recycles what is left)
- * or when no send context is free (srpt_put_send_ioctx() restarts it).
+/*
+ * @ch live, processing_wait_list set. Stops on an empty list, a channel no
+ * longer live (release work recycles the rest) or no free send context
+ * (srpt_put_send_ioctx() restarts it).
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
@@ -2824,13 +2541,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	}
 }
 
-/**
- * srpt_iu_work() - replay the queued IUs of a channel.
- * @w: &srpt_rdma_ch.iu_work.
- *
- * A work item rather than the CM callback or the context that freed a send
- * context: it sleeps, and the release work can flush it.
- */
+/* A work item: it sleeps, and the release work can flush it. */
 static void srpt_iu_work(struct work_struct *w)
 {
 	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, iu_work));
@@ -2882,12 +2593,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_sq_release(ch, n);
 }
 
-/**
- * srpt_drop_cmd() - finish a command without sending anything.
- * @ioctx: command.
- *
- * For commands that complete after their channel stopped being live.
- */
+/* For commands completing after their channel stopped being live. */
 static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 {
 	atomic64_inc(&ioctx->ch->stats.dropped);
@@ -2896,15 +2602,7 @@ static void srpt_drop_cmd(struct srpt_send_ioctx *ioctx)
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 }
 
-/**
- * srpt_set_sense() - make a command's status CHECK CONDITION.
- * @ioctx: command.
- * @key: sense key.
- * @asc: additional sense code.
- * @ascq: additional sense code qualifier.
- *
- * Fixed-format sense data, for failures the target core does not know of.
- */
+/* Fixed-format sense, for failures the target core does not know of. */
 static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
 			   u8 ascq)
 {
@@ -3011,12 +2709,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_post_read() - post the RDMA READs of a command's data-out buffer.
- * @ioctx: command in state %SRPT_CMD_WAIT_DATA, its send queue space reserved.
- *
- * srpt_rdma_read_done() executes the command.
- */
+/* @ioctx in SRPT_CMD_WAIT_DATA, send queue space reserved. */
 static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -3038,10 +2731,6 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 	}
 }
 
-/**
- * srpt_xfer_resume() - post a transfer that waited for send queue space.
- * @ioctx: command taken off &srpt_rdma_ch.sq_wait_list, space reserved.
- */
 static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 {
 	if (ioctx->state == SRPT_CMD_FETCH_TABLE)
@@ -3052,11 +2741,7 @@ static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx)
 		srpt_post_response(ioctx);
 }
 
-/**
- * srpt_xfer_cancel() - end a command that waited for the send queue, or
- * whose post failed, once its channel is drained.
- * @ioctx: command off both lists.
- */
+/* After the drain: end a command that waited for room or failed to post. */
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx)
 {
 	ioctx->n_rdma = 0;
@@ -3159,29 +2844,18 @@ static int srpt_queue_data_in(struct se_cmd *cmd)
 	return srpt_queue_response(cmd);
 }
 
-/**
- * srpt_queue_status() - LIO callback: send status (and sense).
- * @cmd: LIO command.
- *
- * Return: see srpt_queue_response().
- */
+/* Return: see srpt_queue_response(). */
 static int srpt_queue_status(struct se_cmd *cmd)
 {
 	return srpt_queue_response(cmd);
 }
 
-/* LIO callback: send a task management response. */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
 	srpt_queue_response(cmd);
 }
 
-/**
- * srpt_aborted_task() - LIO callback: a command was aborted, no response.
- * @cmd: LIO command.
- *
- * Resources are released by srpt_release_cmd() with the last reference.
- */
+/* No response; srpt_release_cmd() frees with the last reference. */
 static void srpt_aborted_task(struct se_cmd *cmd)
 {
 	struct srpt_send_ioctx *ioctx =
@@ -3191,16 +2865,10 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
 }
 
-/**
- * srpt_write_pending() - LIO callback: fetch the data-out buffer.
- * @cmd: LIO command.
- *
- * Immediate data is already here (copied into the target core's buffer
- * if it was not aligned, see &srpt_send_ioctx.imm_copy); otherwise RDMA
- * READs are posted, at once or when the send queue has room, and
- * srpt_rdma_read_done() executes the command.
- *
- * Return: 0; -ENOMEM or -EAGAIN to retry later; -EIO to fail the command.
+/*
+ * Immediate data is already here (copied if unaligned, see
+ * &srpt_send_ioctx.imm_copy); else RDMA READs are posted now or when the
+ * send queue has room. Return: 0; -ENOMEM/-EAGAIN retry; -EIO fails it.
  */
 static int srpt_write_pending(struct se_cmd *cmd)
 {
@@ -3256,12 +2924,6 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	}
 }
 
-/**
- * srpt_get_tcm_cmd_state() - LIO callback: fabric state of a command.
- * @cmd: LIO command.
- *
- * Return: the &enum srpt_cmd_state value.
- */
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
 	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
@@ -3305,12 +2967,6 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 	srpt_put_send_ioctx(ioctx);
 }
 
-/**
- * srpt_sess_to_ch() - channel of a LIO session.
- * @sess: session, may be NULL.
- *
- * Return: the channel or NULL.
- */
 static struct srpt_rdma_ch *srpt_sess_to_ch(struct se_session *sess)
 {
 	return sess ? sess->fabric_sess_ptr : NULL;
@@ -3320,7 +2976,7 @@ static struct srpt_rdma_ch *srpt_sess_to_ch(struct se_session *sess)
  * srpt_close_session() - LIO callback: close the channel of a session.
  * @se_sess: session, e.g. of an ACL being removed.
  *
- * The target core waits for the session to be removed, which the channel's
+ * The target core waits for the session's removal, which the channel's
  * release does once its commands have finished.
  */
 static void srpt_close_session(struct se_session *se_sess)
@@ -3331,22 +2987,13 @@ static void srpt_close_session(struct se_session *se_sess)
 		srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 }
 
-/**
- * srpt_check_login_req() - validate an SRP_LOGIN_REQ.
- * @req: login request.
- * @t_port_id: this target's port identifier.
- * @max_req_size: largest IU the target accepts.
- * @port_enabled: the port accepts logins.
- *
- * Return: 0, or the SRP_LOGIN_REJ_* reason to reject with.
- */
+/* Return: 0, or the SRP_LOGIN_REJ_* reason to reject with. */
 static u32 srpt_check_login_req(const struct srp_login_req *req,
 				const u8 t_port_id[16], u32 max_req_size,
 				bool port_enabled)
 {
 	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
 
-	/* The IB CM hands over any REQ private data as it came. */
 	if (req->opcode != SRP_LOGIN_REQ)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (it_iu_len < SRPT_MIN_IT_IU_LEN)
@@ -3363,14 +3010,7 @@ static u32 srpt_check_login_req(const struct srp_login_req *req,
 	return 0;
 }
 
-/**
- * srpt_imm_data_offset() - negotiate immediate data.
- * @req: login request.
- * @it_iu_len: largest IU the initiator will send.
- *
- * Return: the offset of immediate data in an SRP_CMD, or 0 if the request
- * does not ask for immediate data or asks for an offset that cannot work.
- */
+/* Return: 0 if no immediate data was asked for or the offset cannot work. */
 static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
 {
 	u16 off = be16_to_cpu(req->imm_data_offset);
@@ -3382,7 +3022,6 @@ static u16 srpt_imm_data_offset(const struct srp_login_req *req, u32 it_iu_len)
 	return off;
 }
 
-/* Build an SRP_LOGIN_RSP. */
 static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 				u32 max_it_iu_len, u32 max_ti_iu_len,
 				u8 rsp_flags)
@@ -3398,7 +3037,6 @@ static void srpt_fill_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 	rsp->rsp_flags = rsp_flags;
 }
 
-/* Build an SRP_LOGIN_REJ. */
 static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 {
 	memset(rej, 0, sizeof(*rej));
@@ -3409,13 +3047,6 @@ static void srpt_fill_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 				   SRP_BUF_FORMAT_INDIRECT);
 }
 
-/**
- * srpt_multichan_rsp_flags() - multichannel part of the login response.
- * @req_flags: login request flags.
- * @closed_others: a SINGLE login closed existing channels of the ini.
- *
- * Return: an SRP_LOGIN_RSP_MULTICHAN_* value.
- */
 static u8 srpt_multichan_rsp_flags(u8 req_flags, bool closed_others)
 {
 	if (req_flags & SRP_MULTICHAN_MULTI)
@@ -3424,10 +3055,6 @@ static u8 srpt_multichan_rsp_flags(u8 req_flags, bool closed_others)
 			       SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
 }
 
-/**
- * srpt_free_ch() - free a channel with its last reference.
- * @kref: &srpt_rdma_ch.kref.
- */
 static void srpt_free_ch(struct kref *kref)
 {
 	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
@@ -3435,10 +3062,6 @@ static void srpt_free_ch(struct kref *kref)
 	kfree_rcu(ch, rcu);
 }
 
-/**
- * srpt_free_ch_rings() - free what srpt_alloc_ch_rings() allocated.
- * @ch: channel.
- */
 static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
@@ -3460,12 +3083,7 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 	ch->ioctx_ring = NULL;
 }
 
-/**
- * srpt_alloc_ch_rings() - allocate the send and receive contexts of a channel.
- * @ch: channel with rq_size, max_rsp_size and the receive layout set.
- *
- * Return: 0 or -ENOMEM.
- */
+/* @ch has rq_size, max_rsp_size and the receive layout set. */
 static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
@@ -3521,14 +3139,7 @@ static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 	ch->qp = NULL;
 }
 
-/**
- * srpt_rdma_wrs_for() - RDMA work requests one transfer of @len bytes needs
- * without memory registration.
- * @attrs: device attributes.
- * @len: transfer length.
- *
- * Return: a bound that holds for data in page-sized segments.
- */
+/* Without memory registration, for data in page-sized segments. */
 static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 {
 	u32 sge = min_t(u32, attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
@@ -3540,13 +3151,7 @@ static u32 srpt_rdma_wrs_for(const struct ib_device_attr *attrs, u32 len)
 	       SRPT_RDMA_WR_SLACK;
 }
 
-/**
- * srpt_create_qp() - create a channel's QP through the CM it logged in with.
- * @ch: channel.
- * @qp_init: attributes; the caps are updated to what the HCA granted.
- *
- * Return: 0 or a negative errno.
- */
+/* Through the CM the channel logged in with; caps become what was granted. */
 static int srpt_create_qp(struct srpt_rdma_ch *ch,
 			  struct ib_qp_init_attr *qp_init)
 {
@@ -3565,14 +3170,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 	return ret;
 }
 
-/**
- * srpt_create_cq_qp() - create the CQ and QP of a channel for given sizes.
- * @ch: channel.
- * @rsp_wrs: send queue slots for responses and the drain write.
- * @sq_size: RDMA contexts.
- *
- * Return: 0, or a negative errno with neither created.
- */
+/* Return: 0, or a negative errno with neither created. */
 static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 {
 	struct srpt_port *sport = ch->sport;
@@ -3581,10 +3179,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	struct ib_qp_init_attr qp_init = {};
 	int ret;
 
-	/*
-	 * Receives, responses, and RDMA work requests with up to two more
-	 * for memory registration each: flushed ones all complete.
-	 */
+	/* RDMA WRs take up to two more each for MR registration; all flush. */
 	ch->cq = ib_alloc_cq_any(sdev->device, ch,
 				 ch->rq_size + rsp_wrs + 3 * sq_size,
 				 IB_POLL_WORKQUEUE);
@@ -3600,7 +3195,6 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	qp_init.recv_cq = ch->cq;
 	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init.qp_type = IB_QPT_RC;
-	/* The RDMA core adds the RDMA contexts' work requests. */
 	qp_init.cap.max_send_wr = rsp_wrs;
 	qp_init.cap.max_rdma_ctxs = sq_size;
 	qp_init.cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
@@ -3622,7 +3216,6 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		ret = srpt_create_qp(ch, &qp_init);
 	}
 	if (!ret && qp_init.cap.max_send_wr <= rsp_wrs) {
-		/* The device capped the send queue below what responses need. */
 		srpt_destroy_qp(ch);
 		ret = -ENOMEM;
 	}
@@ -3645,16 +3238,13 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 }
 
 /**
- * srpt_create_ch_ib() - create the completion queue and queue pair of a
- * channel and post its receive buffers.
+ * srpt_create_ch_ib() - create a channel's CQ and QP, post its receives.
  * @ch: channel with rq_size and max_data_len set.
  *
- * The send queue holds one response per send context, the drain write,
- * one SRP_T_LOGOUT, one SRP_CRED_REQ, %SRPT_UNSIG_RSP_MAX unsignaled
- * responses whose commands already ended, and srp_sq_size RDMA contexts (at
- * least the largest transfer allowed, so every command can run).
- * Responses are never short of space that way, see srpt_post_response().
- * If the HCA refuses the sizes, the RDMA part is halved until they fit.
+ * The send queue holds a response per send context, the drain write, an
+ * SRP_T_LOGOUT, an SRP_CRED_REQ, %SRPT_UNSIG_RSP_MAX unsignaled responses
+ * and srp_sq_size RDMA contexts (at least the largest transfer), so a
+ * response never lacks room. The RDMA part is halved until the HCA agrees.
  *
  * Return: 0 or a negative errno.
  */
@@ -3701,10 +3291,6 @@ err_destroy_qp:
 	return ret;
 }
 
-/**
- * srpt_destroy_ch_ib() - destroy the QP and CQ of a channel.
- * @ch: channel whose CM ID is already gone.
- */
 static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 {
 	if (ch->qp)
@@ -3715,7 +3301,6 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 	ch->cq = NULL;
 }
 
-/* Start the CM-level disconnect of a channel. */
 static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 {
 	int ret;
@@ -3735,9 +3320,8 @@ static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
  * srpt_close_ch() - close an RDMA channel.
  * @ch: channel.
  *
- * Disconnects at the CM, moves the QP to the error state and posts the
- * zero-length write whose flush completion starts the release. Safe to call
- * from any context that may sleep briefly, any number of times.
+ * CM disconnect, QP to error, then the drain write whose flush starts the
+ * release. May sleep briefly; may be called any number of times.
  *
  * Return: true if this call started the close.
  */
@@ -3766,7 +3350,6 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	return true;
 }
 
-/* Close a channel on behalf of srpt_close_ch_async(). */
 static void srpt_close_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -3776,14 +3359,9 @@ static void srpt_close_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/**
- * srpt_close_ch_async() - close a channel from any context.
- * @ch: channel.
- *
- * For QP events (atomic context) and completion errors. A channel not yet
- * on its ini belongs to its login, which ends it.
- *
- * Return: true if this call queued the close.
+/*
+ * Any context (QP events, completion errors). A channel not yet on its ini
+ * belongs to its login, which ends it. Return: true if this call queued it.
  */
 static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
@@ -3796,12 +3374,7 @@ static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 	return false;
 }
 
-/**
- * srpt_cancel_xfers() - end the commands on a transfer list of a drained
- * channel.
- * @ch: channel, no longer live.
- * @list: &srpt_rdma_ch.sq_wait_list or &srpt_rdma_ch.post_failed_list.
- */
+/* @ch drained; @list is sq_wait_list or post_failed_list. */
 static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 {
 	struct srpt_send_ioctx *ioctx;
@@ -3824,14 +3397,6 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 	}
 }
 
-/**
- * srpt_build_t_logout() - build an SRP_T_LOGOUT.
- * @buf: IU buffer.
- * @reason: SRPT_LOGOUT_* reason code.
- * @tag: tag of the IU.
- *
- * Return: length of the IU.
- */
 static int srpt_build_t_logout(void *buf, u32 reason, u64 tag)
 {
 	struct srp_t_logout *lo = buf;
@@ -3844,14 +3409,6 @@ static int srpt_build_t_logout(void *buf, u32 reason, u64 tag)
 	return sizeof(*lo);
 }
 
-/**
- * srpt_build_cred_req() - build an SRP_CRED_REQ.
- * @buf: IU buffer.
- * @delta: credits granted.
- * @tag: tag the SRP_CRED_RSP must echo.
- *
- * Return: length of the IU.
- */
 static int srpt_build_cred_req(void *buf, s32 delta, u64 tag)
 {
 	struct srp_cred_req *cr = buf;
@@ -3864,18 +3421,7 @@ static int srpt_build_cred_req(void *buf, s32 delta, u64 tag)
 	return sizeof(*cr);
 }
 
-/**
- * srpt_post_ctl() - post an IU the target sends on its own.
- * @ch: channel.
- * @ioctx: its buffer, already built.
- * @len: IU length.
- * @done: completion handler.
- *
- * The send queue keeps one slot each for SRP_T_LOGOUT and SRP_CRED_REQ,
- * see srpt_create_ch_ib().
- *
- * Return: 0 or the ib_post_send() error.
- */
+/* SRP_T_LOGOUT and SRP_CRED_REQ each have a slot, see srpt_create_ch_ib(). */
 static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 			 int len, void (*done)(struct ib_cq *, struct ib_wc *))
 {
@@ -3898,13 +3444,11 @@ static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 	return ib_post_send(ch->qp, &wr, NULL);
 }
 
-/* The SRP_T_LOGOUT was delivered (or failed). */
 static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	srpt_close_ch(wc->qp->qp_context);
 }
 
-/* Close a channel whose SRP_T_LOGOUT took too long. */
 static void srpt_logout_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
@@ -3914,15 +3458,10 @@ static void srpt_logout_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/**
- * srpt_logout_ch() - tell the initiator of a live channel why the target
- * closes it, then close it.
- * @ch: channel.
- * @reason: SRPT_LOGOUT_* reason code.
- *
- * A channel that is not live yet is closed at once; one whose logout is
- * already on its way is left to it. The close follows the SRP_T_LOGOUT's
- * completion, or SRPT_LOGOUT_GRACE, whichever comes first.
+/*
+ * Tell the initiator why we close, then close on the SRP_T_LOGOUT's
+ * completion or after SRPT_LOGOUT_GRACE. A channel not live yet closes at
+ * once; one whose logout is under way is left to it.
  */
 static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 {
@@ -3953,7 +3492,6 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 		srpt_close_ch(ch);
 }
 
-/* An SRP_CRED_REQ send completed. */
 static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
@@ -3963,10 +3501,7 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	ch->cred_busy = false;
-	/*
-	 * The SRP_CRED_RSP may have come before this completion: its
-	 * srpt_cred_work() found us busy, so credits owed since go now.
-	 */
+	/* An SRP_CRED_RSP that came first found us busy: send what is owed. */
 	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -3977,13 +3512,9 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
 }
 
-/**
- * srpt_cred_work() - send credits no response carried in an SRP_CRED_REQ.
- * @w: &srpt_rdma_ch.cred_work.
- *
- * One SRP_CRED_REQ at a time: the next waits for the SRP_CRED_RSP of the
- * last. Responses keep carrying credits meanwhile (both take them from
- * req_lim_delta, so none is given twice).
+/*
+ * Credits no response carried. One SRP_CRED_REQ at a time; responses and
+ * requests both take from req_lim_delta, so no credit is given twice.
  */
 static void srpt_cred_work(struct work_struct *w)
 {
@@ -4019,13 +3550,9 @@ static void srpt_cred_work(struct work_struct *w)
 	}
 }
 
-/**
- * srpt_release_channel_work() - tear a drained channel down.
- * @w: &srpt_rdma_ch.release_work.
- *
- * Runs off the CM callbacks: waits for the channel's commands, removes the
- * session, destroys the CM ID before the QP (so no CM callback can touch a
- * freed QP), then frees the rings and drops the port and device references.
+/*
+ * Off the CM callbacks: wait for the commands, remove the session, destroy
+ * the CM ID before the QP (no CM callback may touch a freed QP), free.
  */
 static void srpt_release_channel_work(struct work_struct *w)
 {
@@ -4043,11 +3570,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_rq(ch->qp);
 	} else if (ch->qp) {
 		/*
-		 * Receives this QP took from the SRQ may still wait in the CQ,
-		 * which ib_free_cq() would discard with their SRQ buffers.
-		 * After the last WQE no more come; the completion of a send
-		 * posted after that comes after them all (srpt_recv_done()
-		 * reposts each to the SRQ).
+		 * SRQ receives may still be in the CQ; ib_free_cq() would lose
+		 * their buffers. A send posted after the last WQE completes
+		 * after them all (srpt_recv_done() reposts each).
 		 */
 		if (!wait_for_completion_timeout(&ch->last_wqe,
 						 SRPT_LAST_WQE_TIMEOUT))
@@ -4055,7 +3580,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_sq(ch->qp);
 	}
 
-	/* The send queue is drained: nothing waits for space any more. */
 	cancel_work_sync(&ch->iu_work);
 	srpt_cancel_xfers(ch, &ch->post_failed_list);
 	srpt_cancel_xfers(ch, &ch->sq_wait_list);
@@ -4106,7 +3630,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
-/* Close every channel of a port. */
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
 	struct srpt_initiator *ini;
@@ -4120,12 +3643,10 @@ static void srpt_close_port_channels(struct srpt_port *sport)
 }
 
 /**
- * srpt_release_sport() - close all channels of a port and wait until they
- * are gone.
+ * srpt_release_sport() - close a port's channels and wait until gone.
  * @sport: port.
  *
- * Logs every few seconds while channels drain, so a stuck initiator is
- * visible instead of a silent hang.
+ * Logs while channels drain, so a stuck initiator is not a silent hang.
  */
 static void srpt_release_sport(struct srpt_port *sport)
 {
@@ -4140,11 +3661,7 @@ static void srpt_release_sport(struct srpt_port *sport)
 	}
 }
 
-/**
- * srpt_set_enabled() - allow or refuse logins on a port.
- * @sport: port.
- * @enabled: new state; disabling closes the port's channels and waits.
- */
+/* Disabling closes the port's channels and waits for them. */
 static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 {
 	mutex_lock(&sport->mutex);
@@ -4154,15 +3671,7 @@ static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 		srpt_release_sport(sport);
 }
 
-/**
- * srpt_tpg_channels() - count, and optionally close, the channels whose
- * session belongs to a TPG.
- * @sport: port.
- * @se_tpg: TPG.
- * @close: close them.
- *
- * Return: the number of such channels still on the port.
- */
+/* Return: channels of @se_tpg still on @sport (closed first if @close). */
 static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				      struct se_portal_group *se_tpg,
 				      bool close)
@@ -4184,14 +3693,9 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 	return n;
 }
 
-/**
- * srpt_tpg_stop() - disable one TPG: no new sessions, close its channels
- * and wait until they are gone.
- * @sport: port the TPG's name serves.
- * @stpg: TPG.
- *
- * The port keeps accepting logins while another TPG of either of its
- * names (GUID or GID form) is enabled; only this TPG's channels close.
+/*
+ * Only this TPG's channels close: the port keeps accepting logins while
+ * another TPG under either of its names is enabled.
  */
 static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 {
@@ -4200,10 +3704,7 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	bool any_live = false;
 	unsigned int i, n;
 
-	/*
-	 * srpt_setup_session() looks at @live under this mutex: after it is
-	 * released, every session of this TPG is visible in ch->se_tpg.
-	 */
+	/* srpt_setup_session() reads @live under this mutex. */
 	mutex_lock(&stpg->sport_id->mutex);
 	stpg->live = false;
 	mutex_unlock(&stpg->sport_id->mutex);
@@ -4226,14 +3727,7 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	}
 }
 
-/**
- * srpt_get_initiator() - find or create the initiator port of a login.
- * @sport: port.
- * @i_port_id: initiator port ID.
- * @t_port_id: target port ID.
- *
- * Return: the ini, or NULL if out of memory.
- */
+/* Return: the ini, or NULL if out of memory. */
 static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 						 const u8 i_port_id[16],
 						 const u8 t_port_id[16])
@@ -4256,7 +3750,6 @@ static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 	return ini;
 }
 
-/* What an ACL name identifies, by its form. */
 enum srpt_acl_form {
 	SRPT_ACL_PORT_ID,	/* initiator port ID, 0x + hex or hex */
 	SRPT_ACL_GUID,		/* initiator port GUID hhhh:hhhh:hhhh:hhhh */
@@ -4266,15 +3759,7 @@ enum srpt_acl_form {
 static int srpt_parse_acl_name(const char *name, u8 id[16],
 			       enum srpt_acl_form *form);
 
-/**
- * srpt_ip_equal() - whether two socket addresses are the same IP address.
- * @a: address.
- * @b: address.
- *
- * IPv4 and IPv4-mapped IPv6 addresses of the same value are equal.
- *
- * Return: true if equal; false for non-IP families.
- */
+/* IPv4 equals its IPv4-mapped IPv6 form; false for non-IP families. */
 static bool srpt_ip_equal(const struct sockaddr *a, const struct sockaddr *b)
 {
 	const struct sockaddr *sa[2] = { a, b };
@@ -4293,13 +3778,7 @@ static bool srpt_ip_equal(const struct sockaddr *a, const struct sockaddr *b)
 	return ipv6_addr_equal(&v6[0], &v6[1]);
 }
 
-/**
- * srpt_acl_name_addr() - the IP address an address ACL names.
- * @name: ACL name in the IP form of srpt_parse_acl_name().
- * @ss: receives the address as AF_INET or AF_INET6.
- *
- * Return: 0, or -EINVAL if @name is not an IP address.
- */
+/* Return: 0, or -EINVAL if @name is not an IP address. */
 static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -4325,27 +3804,12 @@ static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
-/**
- * srpt_acl_matches() - whether an ACL names the initiator of a login.
- * @name: ACL name, see srpt_parse_acl_name().
- * @guid_port: the ACL's target port is GUID-named (else GID-named).
- * @i_port_id: initiator port ID from the login request.
- * @src: who logs in: AF_IB with the initiator's GID from the connection's
- *	 primary path for an IB CM login, AF_INET or AF_INET6 with the
- *	 initiator's address for an RDMA/CM login; may be NULL.
- *
- * Which identity an ACL names is that of the in-kernel driver: on a
- * GID-named target port the initiator port ID (all 16 bytes, so its
- * initiator_ext counts); on a GUID-named one the initiator's port GUID (the
- * interface ID of its GID in the connection's path, whatever initiator_ext
- * says) for IB CM logins and its IP address for RDMA/CM logins. Values are
- * compared, not text, so every spelling of the same value matches.
- *
- * One extension: RDMA/CM has no port GUID in its path (RoCE GIDs are made
- * from IP addresses), so there a port GUID ACL names the port GUID half of
- * the initiator port ID; the in-kernel driver never matches it.
- *
- * Return: true on a match.
+/*
+ * Does ACL @name admit this login (rules: "ACLs" in Documentation/ib_srpt.rst)?
+ * @src: AF_IB with the initiator's GID from the primary path (IB CM),
+ * AF_INET/AF_INET6 (RDMA/CM), or NULL. Values are compared, not text. As
+ * RDMA/CM paths have no port GUID, there a port GUID ACL matches the GUID
+ * half of @i_port_id (an extension over the in-kernel driver).
  */
 static bool srpt_acl_matches(const char *name, bool guid_port,
 			     const u8 i_port_id[16], const struct sockaddr *src)
@@ -4360,7 +3824,6 @@ static bool srpt_acl_matches(const char *name, bool guid_port,
 		return form == SRPT_ACL_PORT_ID && !memcmp(id, i_port_id, 16);
 	if (!src)
 		return false;
-	/* Up to 16 hex digits name a GUID too, e.g. 0x0002c903000e8acd. */
 	if (form == SRPT_ACL_PORT_ID && !memchr_inv(id, 0, 8))
 		form = SRPT_ACL_GUID;
 	if (form == SRPT_ACL_GUID && src->sa_family == AF_IB)
@@ -4374,16 +3837,6 @@ static bool srpt_acl_matches(const char *name, bool guid_port,
 	return false;
 }
 
-/**
- * srpt_find_acl() - find the ACL of a login in a TPG.
- * @tpg: portal group.
- * @guid_port: @tpg is under the GUID-form name of its port.
- * @i_port_id: initiator port ID.
- * @src: initiator identity, see srpt_acl_matches().
- * @name: receives the ACL's name.
- *
- * Return: true if an ACL matched.
- */
 static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 			  const u8 i_port_id[16], const struct sockaddr *src,
 			  char *name)
@@ -4406,17 +3859,10 @@ static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 	return found;
 }
 
-/**
- * srpt_setup_session() - create the LIO session of a new channel.
- * @sport: port the login came in on.
- * @ch: channel, or NULL to only ask whether an ACL admits the login: done
- *	before anything is allocated, so that a login without an ACL costs
- *	no rings, CQ or QP and disturbs no other channel.
- * @i_port_id: initiator port ID.
- * @src: initiator identity, see srpt_acl_matches().
- *
- * Return: 0, or -EACCES when no enabled TPG of the port has an ACL for the
- * initiator.
+/*
+ * @ch NULL only asks whether an ACL admits the login, before anything is
+ * allocated: a refused login costs nothing and disturbs no channel.
+ * Return: 0, or -EACCES when no enabled TPG has an ACL for the initiator.
  */
 static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 			      const u8 i_port_id[16], const struct sockaddr *src)
@@ -4456,13 +3902,6 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 	return ret;
 }
 
-/**
- * srpt_send_login_rej() - reject a login through the CM it came from.
- * @ib_cm_id: IB CM ID, or NULL.
- * @rdma_cm_id: RDMA/CM ID, or NULL.
- * @tag: login request tag.
- * @reason: SRP_LOGIN_REJ_* reason.
- */
 static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 				struct rdma_cm_id *rdma_cm_id, u64 tag,
 				u32 reason)
@@ -4482,17 +3921,7 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 	trace_srpt_login_reject(tag, reason, !ib_cm_id);
 }
 
-/**
- * srpt_alloc_ch() - allocate a channel for a login, with its rings, CQ
- * and QP.
- * @sport: port the login came in on.
- * @req: login request, already checked.
- * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
- * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
- *
- * Context: sdev_mutex held (use_srq cannot change under the channel).
- * Return: the channel, not yet visible to anyone, or NULL.
- */
+/* Context: sdev_mutex held. Return: a channel nobody else sees, or NULL. */
 static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 					  const struct srp_login_req *req,
 					  struct ib_cm_id *ib_cm_id,
@@ -4541,7 +3970,6 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
 				    SRPT_RQ_SIZE;
 	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
-	/* Let immediate data start on a sector boundary for the backend. */
 	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
 			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
 			  SECTOR_SIZE : 0;
@@ -4561,10 +3989,6 @@ free_ch:
 	return NULL;
 }
 
-/**
- * srpt_free_unlinked_ch() - free a channel srpt_link_ch() did not take.
- * @ch: channel from srpt_alloc_ch().
- */
 static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 {
 	srpt_destroy_qp(ch);
@@ -4573,21 +3997,11 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 	kfree(ch);
 }
 
-/**
- * srpt_link_ch() - put a new channel on its initiator port.
- * @ch: channel from srpt_alloc_ch().
- * @req: its login request.
- * @t_port_id: target port ID.
- * @closed_others: set if this single-channel login will close the
- *		   initiator's other channels once accepted.
- *
- * From here the channel owns its CM ID and is released through
- * srpt_close_ch() like any other. It is on the ini before its session
- * exists: whoever closes the session (ACL removal, TPG disable) finds a
- * channel that its release tears down once, after the login is done.
- *
- * Return: 0, or -ENODEV when the port stopped accepting logins (then the
- * channel is still the caller's).
+/*
+ * From here the channel owns its CM ID and is released via srpt_close_ch().
+ * It is on the ini before its session exists, so a session close (ACL
+ * removal, TPG disable) finds it and its release runs after the login.
+ * Return: 0, or -ENODEV (port closed to logins; @ch still the caller's).
  */
 static int srpt_link_ch(struct srpt_rdma_ch *ch,
 			const struct srp_login_req *req,
@@ -4603,7 +4017,6 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
 	}
-	/* Closed only once this login is accepted: see srpt_close_others(). */
 	*closed_others = !(req->req_flags & SRP_MULTICHAN_MULTI) &&
 			 !list_empty(&ini->ch_list);
 	WRITE_ONCE(ch->initiator, ini);
@@ -4618,13 +4031,7 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 	return 0;
 }
 
-/**
- * srpt_close_others() - log out the other channels of @ch's initiator.
- * @ch: channel of an accepted single-channel login.
- *
- * Only an accepted login may do this: a refused one (no ACL, no memory)
- * must not let a peer that copies a port ID log another host out.
- */
+/* Only once accepted: a refused login must not log another host out. */
 static void srpt_close_others(struct srpt_rdma_ch *ch)
 {
 	struct srpt_port *sport = ch->sport;
@@ -4640,16 +4047,9 @@ static void srpt_close_others(struct srpt_rdma_ch *ch)
 	mutex_unlock(&sport->mutex);
 }
 
-/**
- * srpt_accept_ch() - answer a login with SRP_LOGIN_RSP.
- * @ch: linked channel with its session.
- * @req: login request.
- * @rd_depth: RDMA READs the initiator lets us have outstanding. The CM
- *	      reports a request from the receiver's side: the initiator's
- *	      responder resources arrive as our initiator depth.
- * @closed_others: a single-channel login closed other channels.
- *
- * Return: 0 or the CM's error.
+/*
+ * @rd_depth: our RDMA READ depth; the CM reports the initiator's responder
+ * resources as our initiator depth. Return: 0 or the CM's error.
  */
 static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 			  const struct srp_login_req *req, u8 rd_depth,
@@ -4710,7 +4110,7 @@ out:
 
 /**
  * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
- * @sdev: device the request arrived on.
+ * @sdev: device.
  * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
  * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
  * @port_num: port number, 1-based.
@@ -4718,13 +4118,11 @@ out:
  * @src: initiator address of an RDMA/CM login, or NULL.
  * @rd_depth: see srpt_accept_ch().
  *
- * Check the request, allocate the channel, link it to its ini, give it
- * a session, accept. Holds sdev_mutex from the removal and use_srq checks
- * until the session exists, so device removal and a use_srq switch either
- * see the channel or make the login fail.
+ * Holds sdev_mutex from the removal and use_srq checks until the session
+ * exists: device removal and a use_srq switch see the channel or fail it.
  *
  * Return: 0 if the channel now owns the CM ID; a negative errno after a
- * reject, in which case the CM destroys the ID.
+ * reject, and the CM destroys the ID.
  */
 static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    struct ib_cm_id *ib_cm_id,
@@ -4759,7 +4157,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	if (reason)
 		goto unlock_reject;
 	if (!rd_depth) {
-		/* Our RDMA READ of the first data-out buffer would break the QP. */
 		pr_info("login from 0x%16phN grants no RDMA READ resources: refused\n",
 			req->initiator_port_id);
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
@@ -4810,7 +4207,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 reject_linked:
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 close:
-	/* The channel owns the CM ID now: tear down through the usual path. */
 	srpt_close_ch(ch);
 	complete(&ch->login_done);
 	return 0;
@@ -4828,8 +4224,7 @@ reject:
  * srpt_cm_rtu_recv() - the connection of a channel is established.
  * @ch: channel.
  *
- * Moves an IB CM channel's QP to RTS, makes the channel live and has
- * &srpt_rdma_ch.iu_work replay the IUs that arrived before.
+ * IB CM QP to RTS, channel live, then iu_work replays early IUs.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -4864,12 +4259,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	}
 }
 
-/**
- * srpt_find_sdev() - look up the device of an RDMA/CM login.
- * @device: RDMA device.
- *
- * Return: the device with a reference taken, or NULL if unknown or removed.
- */
+/* Return: the device, referenced, or NULL if unknown or removed. */
 static struct srpt_device *srpt_find_sdev(struct ib_device *device)
 {
 	struct srpt_device *sdev;
@@ -4886,14 +4276,7 @@ static struct srpt_device *srpt_find_sdev(struct ib_device *device)
 	return NULL;
 }
 
-/**
- * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request.
- * @cm_id: new RDMA/CM ID.
- * @event: the CONNECT_REQUEST event.
- *
- * Return: 0 if a channel owns @cm_id, else an error that makes the RDMA/CM
- * destroy it.
- */
+/* Return: 0 if a channel owns @cm_id; else the RDMA/CM destroys it. */
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 struct rdma_cm_event *event)
 {
@@ -4937,13 +4320,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	return ret;
 }
 
-/**
- * srpt_rdma_cm_handler() - RDMA/CM callback.
- * @cm_id: RDMA/CM ID; context is the channel once a login was accepted.
- * @event: event.
- *
- * Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id.
- */
+/* Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id. */
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
@@ -4973,22 +4350,10 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	return 0;
 }
 
-/**
- * srpt_rdma_cm_listen_on() - create one RDMA/CM listener.
- * @net: network namespace to listen in.
- * @addr: wildcard address with the port to listen on.
- *
- * An IPv6 listener is made IPv6-only: over iWARP the device listens with a
- * TCP socket, and a dual-stack socket reports an IPv4 connection with a
- * v4-mapped IPv6 address that the RDMA/CM cannot map to a device, so the
- * request is dropped before the target sees it. IPv4 gets its own listener.
- *
- * rdma_create_id() takes a reference on @net that the ID holds until
- * rdma_destroy_id(), as does every ID the RDMA/CM derives from it for a
- * connection request: a namespace with a listener or a channel that came
- * through one stays alive until they are gone.
- *
- * Return: the listening RDMA/CM ID or an ERR_PTR().
+/*
+ * IPv6 listeners are IPv6-only: iWARP listens with a TCP socket, whose
+ * v4-mapped addresses the RDMA/CM cannot map to a device. The ID (and
+ * every ID derived from it) holds a reference on @net until destroyed.
  */
 static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
 						 struct sockaddr *addr)
@@ -5013,14 +4378,7 @@ static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
 	return id;
 }
 
-/**
- * srpt_rdma_cm_unlisten() - remove the RDMA/CM listeners of a namespace.
- * @net: the network namespace.
- * @sn: its listener state.
- *
- * Channels that logged in through the listeners keep their own RDMA/CM IDs
- * and stay up.
- */
+/* Channels that logged in through them keep their own IDs and stay up. */
 static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
 {
 	int i;
@@ -5042,17 +4400,8 @@ static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
 		WRITE_ONCE(srpt_init_net_port, 0);
 }
 
-/**
- * srpt_rdma_cm_listen() - (re)create the RDMA/CM listeners of a namespace.
- * @net: network namespace to listen in.
- * @port: TCP port space port; 0 removes the listeners.
- *
- * Listens on the IPv6 and on the IPv4 wildcard address of @net with one
- * RDMA/CM ID each (see srpt_rdma_cm_listen_on()); one of the two is enough,
- * e.g. where IPv6 is unavailable. The listeners of other namespaces are
- * not touched. The message names the namespace by its inode number, as
- * readlink /proc/<pid>/ns/net shows it.
- *
+/*
+ * IPv6 and IPv4 wildcard listeners on @port (0: none); one is enough.
  * Return: 0 or a negative errno; on error @net has no listener.
  */
 static int srpt_rdma_cm_listen(struct net *net, u16 port)
@@ -5109,15 +4458,9 @@ out:
 	return ret;
 }
 
-/**
- * srpt_net_exit() - close the RDMA/CM listeners of a namespace that goes.
- * @net: the network namespace.
- *
- * Called for every namespace by unregister_pernet_subsys() at module
- * unload, and for a namespace being dismantled. The latter never finds a
- * listener (its RDMA/CM IDs hold a reference on the namespace, see
- * srpt_rdma_cm_listen_on() and srpt_prune_listeners()); closing them
- * anyway keeps this correct should the RDMA/CM stop pinning namespaces.
+/*
+ * Runs at unload for every namespace; for one being dismantled it finds
+ * none (listeners pin it), but closing them stays correct regardless.
  */
 static void srpt_net_exit(struct net *net)
 {
@@ -5125,10 +4468,8 @@ static void srpt_net_exit(struct net *net)
 }
 
 /*
- * Whether @net still holds an interface an RDMA/CM listener can use: the
- * netdev of a RoCE or iWARP port of an HCA we serve, or an IPoIB
- * interface. An HCA being removed still resolves from its netdev until
- * all clients are gone, hence the check of our own state.
+ * Does @net hold a netdev of a RoCE/iWARP port we serve, or IPoIB? A
+ * removed HCA still resolves from its netdev, hence our own state.
  */
 static bool srpt_net_has_rdma(struct net *net)
 {
@@ -5137,7 +4478,6 @@ static bool srpt_net_has_rdma(struct net *net)
 	struct net_device *nd;
 	bool found = false;
 
-	/* srpt_sdev_release() frees a removed HCA's sdev under this mutex. */
 	mutex_lock(&srpt_dev_mutex);
 	rcu_read_lock();
 	for_each_netdev_rcu(net, nd) {
@@ -5160,13 +4500,9 @@ static bool srpt_net_has_rdma(struct net *net)
 }
 
 /*
- * The RDMA/CM holds a reference on the namespace of every ID, so a
- * listener keeps its namespace alive after its last process and mount are
- * gone, and srpt_net_exit() never runs for it. A namespace other than the
- * initial one therefore loses its listeners when it has no RDMA interface
- * left (the RDMA device removed, its netdev deleted or moved out), which
- * lets it go; the initial namespace's admin can also close them
- * (srpt_rdma_cm_listeners_store()). Run after either change.
+ * Listeners pin their namespace, so srpt_net_exit() never runs for it:
+ * close those of non-initial namespaces left with no RDMA interface.
+ * See "Network namespaces" in Documentation/ib_srpt.rst.
  */
 static void srpt_prune_listeners(struct work_struct *work)
 {
@@ -5200,10 +4536,7 @@ static struct notifier_block srpt_netdev_nb = {
 	.notifier_call = srpt_netdev_event,
 };
 
-/*
- * Per-namespace listener state, zeroed by the core for each namespace
- * (port 0: no listener), so no .init is needed.
- */
+/* Zeroed per namespace by the core (port 0: no listener): no .init. */
 static struct pernet_operations srpt_net_ops = {
 	.exit	= srpt_net_exit,
 	.id	= &srpt_net_id,
@@ -5228,10 +4561,7 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		param = &event->param.req_rcvd;
-		/*
-		 * Who logs in, for GUID-form ACLs: the REQ's primary path seen
-		 * from here has the initiator's port GID as its destination.
-		 */
+		/* For GUID ACLs: the path's dgid is the initiator's GID. */
 		if (param->primary_path)
 			memcpy(&src.sib_addr, &param->primary_path->dgid,
 			       sizeof(src.sib_addr));
@@ -5264,18 +4594,13 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	return 0;
 }
 
-/**
- * srpt_free_srq() - destroy the shared receive queue of a device.
- * @sdev: device without channels using the SRQ.
- * @filled: the SRQ was filled; every buffer must be back in it by now.
- */
+/* No channel uses the SRQ; if @filled, every buffer must be back. */
 static void srpt_free_srq(struct srpt_device *sdev, bool filled)
 {
 	int posted = atomic_read(&sdev->srq_posted);
 
 	if (!sdev->srq)
 		return;
-	/* A buffer whose completion was never handled is lost for good. */
 	if (filled && posted != sdev->srq_size)
 		pr_warn("%s: SRQ destroyed with %d of its %d receive buffers posted: %d shared receive buffers lost\n",
 			dev_name(&sdev->device->dev), posted, sdev->srq_size,
@@ -5291,12 +4616,6 @@ static void srpt_free_srq(struct srpt_device *sdev, bool filled)
 	atomic_set(&sdev->srq_posted, 0);
 }
 
-/**
- * srpt_alloc_srq() - create and fill the shared receive queue of a device.
- * @sdev: device.
- *
- * Return: 0 or a negative errno.
- */
 static int srpt_alloc_srq(struct srpt_device *sdev)
 {
 	struct ib_srq_init_attr attr = {
@@ -5339,16 +4658,9 @@ err_destroy:
 	return ret;
 }
 
-/**
- * srpt_port_set_use_srq() - switch a device between an SRQ and per-channel
- * receive rings.
- * @sport: a port of the device (the setting is per HCA).
- * @use_srq: new setting.
- *
- * Existing channels are closed first; initiators log back in with the new
- * setting. New logins wait on sdev_mutex meanwhile.
- *
- * Return: 0 or a negative errno; on error the old setting stays.
+/*
+ * Per HCA: closes the channels first (initiators log back in), new logins
+ * wait. Return: 0 or a negative errno; on error the old setting stays.
  */
 static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 {
@@ -5367,10 +4679,8 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 		goto out;
 	}
 	/*
-	 * Logins are refused while the channels drain. The drain happens
-	 * without sdev_mutex: a login blocked on it would stall the CM's
-	 * work queue, and with it the destruction of the closing channels'
-	 * CM IDs.
+	 * Drain without sdev_mutex: a login blocked on it would stall the CM
+	 * work queue, which must destroy the closing channels' CM IDs.
 	 */
 	sdev->srq_switching = true;
 	mutex_unlock(&sdev->sdev_mutex);
@@ -5404,20 +4714,18 @@ out:
 	return ret;
 }
 
-/* Refresh a port after an asynchronous event. */
 static void srpt_refresh_port_work(struct work_struct *work)
 {
 	struct srpt_port *sport = container_of(work, struct srpt_port, work);
 
 	srpt_refresh_port(sport);
-	/* A GID that shows up after srpt_add_one() may name a removed port. */
+	/* A late GID may name a removed port. */
 	mutex_lock(&srpt_dev_mutex);
 	if (!READ_ONCE(sport->sdev->removed))
 		srpt_adopt_port_ids(sport);
 	mutex_unlock(&srpt_dev_mutex);
 }
 
-/* Initialise one of the two names of a port. */
 static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 {
 	id->home = sport;
@@ -5426,15 +4734,9 @@ static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
 	INIT_LIST_HEAD(&id->tpg_list);
 }
 
-/**
- * srpt_adopt_use_srq() - give a re-added device the receive side its
- * adopted configuration asks for.
- * @sdev: device.
- * @want: the adopted port's use_srq.
- *
- * No drain is needed: a channel keeps the receive side it was created
- * with, and the SRQ is freed only after all channels are gone. Every
- * port's use_srq then shows what the device really does.
+/*
+ * No drain needed: channels keep the receive side they were created with
+ * and the SRQ is freed only after them.
  */
 static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 {
@@ -5455,19 +4757,11 @@ static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 		sdev->port[i].limits.use_srq = sdev->use_srq;
 }
 
-/**
- * srpt_adopt_port_id() - let a new port serve a removed port's name.
- * @sport: port of a device that is not removed.
- * @slot: &srpt_port.guid_id or &srpt_port.gid_id of @sport.
- * @id: the same kind of slot of a port of a removed device.
- * @name: @sport's name of that kind.
- * @old_name: the removed port's name of that kind.
- *
- * A target port configured in configfs outlives the device it was made
- * for. When a device with the same port name comes back (hot-unplug and
- * re-add, a driver reload), the new port takes over the name, its TPG,
- * ACLs, LUNs and attributes, and accepts logins again if a TPG is
- * enabled: the admin does not have to configure it again.
+/*
+ * Configfs target ports outlive their device: a re-added device (hot-plug,
+ * driver reload) with the same port name takes over @old_name with its
+ * TPGs, ACLs, LUNs and attributes. @slot: @sport's guid_id or gid_id; @id:
+ * the removed port's slot of that kind.
  */
 static void srpt_adopt_port_id(struct srpt_port *sport,
 			       struct srpt_port_id **slot,
@@ -5492,7 +4786,6 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 		enabled |= stpg->live;
 	mutex_unlock(&id->mutex);
 
-	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sport->sdev->sdev_mutex);
 	*slot = id;
 	sport->limits = id->home->limits;
@@ -5509,7 +4802,6 @@ static void srpt_adopt_port_id(struct srpt_port *sport,
 		enabled ? ", logins enabled" : "");
 }
 
-/* Take over the names of removed ports. */
 static void srpt_adopt_port_ids(struct srpt_port *sport)
 {
 	struct srpt_device *gone;
@@ -5532,10 +4824,7 @@ static void srpt_adopt_port_ids(struct srpt_port *sport)
 	}
 }
 
-/**
- * srpt_return_port_id() - give an adopted name back to its home port.
- * @id: name slot.
- *
+/*
  * Return: the device that served @id, whose pin the caller drops with
  * srpt_sdev_put() after unlocking srpt_dev_mutex; NULL if @id was home.
  */
@@ -5548,7 +4837,6 @@ static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
 	if (sport == id->home)
 		return NULL;
 
-	/* Logins read the slot pointers under sdev_mutex. */
 	mutex_lock(&sdev->sdev_mutex);
 	if (sport->guid_id == id)
 		sport->guid_id = &sport->port_guid_id;
@@ -5562,13 +4850,7 @@ static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
 	return sdev;
 }
 
-/**
- * srpt_return_port_ids() - give back the names a removed device adopted.
- * @sdev: device being removed.
- *
- * Return: the number of pins on @sdev the caller must drop after
- * unlocking srpt_dev_mutex.
- */
+/* Return: pins on @sdev to drop after unlocking srpt_dev_mutex. */
 static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 {
 	unsigned int pins = 0;
@@ -5584,12 +4866,7 @@ static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
 	return pins;
 }
 
-/**
- * srpt_ib_cm_listen() - listen for IB CM logins on a device.
- * @sdev: device with an InfiniBand port.
- *
- * Return: 0, or a negative errno with no CM ID left.
- */
+/* Return: 0, or a negative errno with no CM ID left. */
 static int srpt_ib_cm_listen(struct srpt_device *sdev)
 {
 	struct ib_device *device = sdev->device;
@@ -5613,13 +4890,6 @@ static int srpt_ib_cm_listen(struct srpt_device *sdev)
 	return ret;
 }
 
-/**
- * srpt_init_port() - set up one port of a new device.
- * @sdev: device.
- * @port: port number, 1-based.
- *
- * Return: 0, or the error of srpt_refresh_port().
- */
 static int srpt_init_port(struct srpt_device *sdev, u32 port)
 {
 	struct srpt_port *sport = &sdev->port[port - 1];
@@ -5648,12 +4918,10 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
 }
 
 /**
- * srpt_add_one() - InfiniBand device addition callback function.
- * @device: the new RDMA device.
+ * srpt_add_one() - RDMA device addition callback.
+ * @device: the new device.
  *
- * Sets up the PD, the IB CM listener (InfiniBand ports; RoCE ports too with
- * ib_cm_on_roce), the ports and their DM agents; the async event handler
- * is registered last, once everything it touches exists.
+ * The async event handler is registered last, once all it touches exists.
  *
  * Return: 0 or a negative errno.
  */
@@ -5729,13 +4997,12 @@ err_free:
 }
 
 /**
- * srpt_remove_one() - InfiniBand device removal callback function.
- * @device: the RDMA device going away.
+ * srpt_remove_one() - RDMA device removal callback.
+ * @device: the device going away.
  * @client_data: our &struct srpt_device.
  *
- * Stops new logins, closes every channel and waits for its release, then
- * frees the HCA resources. The structure itself lives on while configfs
- * target ports still reference it.
+ * Closes every channel and waits for it, frees the HCA resources; the
+ * structure lives on while configfs target ports reference it.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
@@ -5762,7 +5029,6 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_release_sport(&sdev->port[i]);
 	}
 
-	/* A namespace may have lost its last RDMA interface with it. */
 	queue_work(srpt_wq, &srpt_prune_work);
 
 	/* Stays on the list: a re-added device may adopt its names. */
@@ -5787,22 +5053,14 @@ static struct ib_client srpt_client = {
 	.remove	= srpt_remove_one,
 };
 
-/*
- * LIO fabric glue: target port (wwn) and TPG directories, ACL names, the
- * configfs attributes and the fabric template.
- */
-
+/* LIO fabric glue: configfs directories, attributes, fabric template. */
 /**
  * srpt_parse_i_port_id() - parse an initiator port identifier.
- * @i_port_id: receives the 128-bit identifier, big endian.
- * @name: "0x" followed by 1 to 32 hex digits, 1 to 32 hex digits, or a GUID
- *        "hhhh:hhhh:hhhh:hhhh" (four groups of 1 to 4 hex digits). Case
- *        insensitive; one trailing newline is accepted.
+ * @i_port_id: receives it, big endian, right-aligned; untouched on error.
+ * @name: "0x" and/or 1 to 32 hex digits, or a GUID "hhhh:hhhh:hhhh:hhhh"
+ *        (bytes 8 to 15); any case, one trailing newline accepted.
  *
- * A hex number is right-aligned in @i_port_id; a GUID fills bytes 8 to 15.
- * @i_port_id is only written on success.
- *
- * Return: 0 on success, -EINVAL if @name has none of these forms.
+ * Return: 0, or -EINVAL if @name has none of these forms.
  */
 static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 {
@@ -5847,7 +5105,6 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 		}
 		if (!len || len > 2 * sizeof(id))
 			return -EINVAL;
-		/* Walk from the least significant digit to right-align. */
 		for (i = 0; i < len; i++) {
 			v = hex_to_bin(name[len - 1 - i]);
 			if (v < 0)
@@ -5860,16 +5117,9 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 	return 0;
 }
 
-/**
- * srpt_parse_acl_name() - parse the name of a node ACL.
- * @name: an initiator port ID (as srpt_parse_i_port_id() takes it, without
- *        the GUID form), an initiator port GUID "hhhh:hhhh:hhhh:hhhh" or
- *        an IPv4 or IPv6 address (the latter optionally in brackets).
- * @id: receives the port ID (right-aligned) or the GUID (bytes 8 to 15,
- *      bytes 0 to 7 zero); untouched for an IP address or on error.
- * @form: receives which of the three @name is.
- *
- * Return: 0 on success, -EINVAL if @name is none of these forms.
+/*
+ * @name: a port ID as for srpt_parse_i_port_id() (no GUID form), a port
+ * GUID (@id bytes 8..15) or an IPv4/IPv6 address (@id untouched).
  */
 static int srpt_parse_acl_name(const char *name, u8 id[16],
 			       enum srpt_acl_form *form)
@@ -5887,14 +5137,9 @@ static int srpt_parse_acl_name(const char *name, u8 id[16],
 	return -EINVAL;
 }
 
-/**
- * srpt_rtslib_name() - whether rtslib (targetcli) can read a configfs name.
- * @name: target port or ACL directory name.
- *
- * rtslib turns every srpt directory name into "ib." + the name without its
- * first two characters and accepts only "ib." + 32 lowercase hex digits.
- *
- * Return: true if @name is "0x" + 32 lowercase hex digits.
+/*
+ * rtslib reads a name as "ib." + all but its first two characters, and
+ * accepts only 32 lowercase hex digits: "0x" + those is all it can read.
  */
 static bool srpt_rtslib_name(const char *name)
 {
@@ -5908,19 +5153,10 @@ static bool srpt_rtslib_name(const char *name)
 	return true;
 }
 
-/**
- * srpt_pr_name() - whether the target core can build an SRP TransportID
- * from an ACL name.
- * @name: ACL directory name.
- *
- * Persistent reservations name an initiator by the TransportID the target
- * core derives from the ACL's name: the hex digits after an optional "0x",
- * right-aligned in 16 bytes. Anything else (an odd number of digits, a port
- * GUID with colons, an IP address) makes READ FULL STATUS and the
- * registrations that carry TransportIDs fail for that initiator.
- *
- * Return: true if @name is "0x" (or nothing) followed by 2 to 32 hex
- * digits, an even number of them.
+/*
+ * Can the target core build an SRP TransportID (PR) from this ACL name: "0x"
+ * optional, then 2 to 32 hex digits, an even number? See "Persistent
+ * reservations and fencing" in Documentation/ib_srpt.rst.
  */
 static bool srpt_pr_name(const char *name)
 {
@@ -5940,14 +5176,12 @@ static bool srpt_pr_name(const char *name)
 /**
  * srpt_lookup_port() - find the RDMA port a target port name refers to.
  * @name: GUID form "hhhh:hhhh:hhhh:hhhh" or GID form "0x" + 32 hex digits
- *        (also accepted without "0x" and with rtslib's "ib." prefix) of
- *        GID index 0 of the port. Case insensitive.
- * @port_id: receives the name slot of the port the spelling belongs to.
+ *        of GID 0 (also without "0x" or with "ib."); any case.
+ * @port_id: receives the port's name slot for this spelling.
  *
- * Takes a reference on the device of the port found; the caller drops it
- * with srpt_sdev_put().
+ * Takes a device reference; the caller drops it with srpt_sdev_put().
  *
- * Return: the port, or NULL if no port of a present device has that name.
+ * Return: the port, or NULL if no present device's port has that name.
  */
 static struct srpt_port *srpt_lookup_port(const char *name,
 					  struct srpt_port_id **port_id)
@@ -5975,7 +5209,6 @@ static struct srpt_port *srpt_lookup_port(const char *name,
 				*port_id = sport->guid_id;
 				goto found;
 			}
-			/* port_gid always starts with "0x". */
 			if (!strcasecmp(gid_name, sport->port_gid + 2)) {
 				*port_id = sport->gid_id;
 				goto found;
@@ -5991,26 +5224,14 @@ found:
 	return sport;
 }
 
-/**
- * srpt_wwn_to_port_id() - get the port name slot embedding a WWN.
- * @wwn: WWN returned by srpt_make_tport().
- *
- * Return: the &struct srpt_port_id containing @wwn.
- */
 static struct srpt_port_id *srpt_wwn_to_port_id(struct se_wwn *wwn)
 {
 	return container_of(wwn, struct srpt_port_id, wwn);
 }
 
-/**
- * srpt_tpg_sport_get() - get the RDMA port a TPG serves.
- * @tpg: TPG created by srpt_make_tpg().
- *
- * The port can change when its device goes away or a device with the same
- * name comes back (srpt_adopt_port_ids()), so it is read under the name's
- * mutex and its device pinned; drop the pin with srpt_sdev_put().
- *
- * Return: the port.
+/*
+ * The port changes when its device goes or comes back (srpt_adopt_port_ids()):
+ * read under the name's mutex, device pinned until srpt_sdev_put().
  */
 static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 {
@@ -6025,14 +5246,13 @@ static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 }
 
 /**
- * srpt_make_tport() - configfs callback for creating a target port.
- * @tf: fabric, unused.
- * @group: parent configfs group, unused.
- * @name: GUID or GID form name of an RDMA port, see srpt_lookup_port().
+ * srpt_make_tport() - configfs callback creating a target port.
+ * @tf: unused.
+ * @group: unused.
+ * @name: GUID or GID form name, see srpt_lookup_port().
  *
  * Return: the WWN of the port's name slot, ERR_PTR(-EINVAL) if no port has
- * that name or ERR_PTR(-EEXIST) if the slot is already in use (the same
- * name in another spelling).
+ * that name, ERR_PTR(-EEXIST) if the slot is in use (another spelling).
  */
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 				      struct config_group *group,
@@ -6062,7 +5282,6 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		srpt_sdev_put(sport->sdev);
 		return ERR_PTR(-EEXIST);
 	}
-	/* The slot is reused after rmdir: start from a clean WWN. */
 	memset(&port_id->wwn, 0, sizeof(port_id->wwn));
 	strscpy(port_id->name, name, sizeof(port_id->name));
 	mutex_unlock(&port_id->mutex);
@@ -6074,12 +5293,11 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 }
 
 /**
- * srpt_drop_tport() - configfs callback for removing a target port.
- * @wwn: WWN returned by srpt_make_tport().
+ * srpt_drop_tport() - configfs callback removing a target port.
+ * @wwn: from srpt_make_tport().
  *
- * Gives the name back to its home port if a re-added device served it,
- * frees the name slot and drops the device reference taken by
- * srpt_make_tport(); this may free the device and with it @wwn.
+ * Returns an adopted name to its home port, frees the slot and drops the
+ * srpt_make_tport() device reference, which may free @wwn.
  */
 static void srpt_drop_tport(struct se_wwn *wwn)
 {
@@ -6094,7 +5312,6 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 		srpt_sdev_put(adopter);
 
 	mutex_lock(&port_id->mutex);
-	/* configfs removes the TPG directories before their parent. */
 	WARN_ON_ONCE(!list_empty(&port_id->tpg_list));
 	port_id->name[0] = '\0';
 	mutex_unlock(&port_id->mutex);
@@ -6102,18 +5319,9 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 	srpt_sdev_put(sdev);
 }
 
-/**
- * srpt_tpg_name_tag() - check a TPG directory name and get its tag.
- * @name: directory name.
- * @tag: receives the portal group tag.
- *
- * Any name is a TPG, as for the in-kernel driver: targetcli's "tpgt_1",
- * the target port's own name (configurations older than targetcli) or
- * anything else. rtslib, however, takes every directory whose name starts
- * with "tpgt" for "tpgt_<decimal tag>" and fails on the rest, so such names
- * must be exactly that.
- *
- * Return: 0, or -EINVAL for a "tpgt" name rtslib could not read.
+/*
+ * Any name is a TPG, but rtslib parses "tpgt*" as "tpgt_<tag>" and fails on
+ * the rest. Return: 0, or -EINVAL for a "tpgt" name rtslib could not read.
  */
 static int srpt_tpg_name_tag(const char *name, u16 *tag)
 {
@@ -6130,14 +5338,11 @@ static int srpt_tpg_name_tag(const char *name, u16 *tag)
 }
 
 /**
- * srpt_make_tpg() - configfs callback for creating a TPG.
+ * srpt_make_tpg() - configfs callback creating a TPG.
  * @wwn: target port.
  * @name: directory name, see srpt_tpg_name_tag().
  *
- * A target port may have several TPGs; a login is served by the first
- * enabled one with an ACL for the initiator.
- *
- * Return: the new portal group or an ERR_PTR() on failure.
+ * Return: the new portal group or an ERR_PTR().
  */
 static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
@@ -6173,10 +5378,8 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 }
 
 /**
- * srpt_drop_tpg() - configfs callback for removing a TPG.
- * @tpg: portal group created by srpt_make_tpg().
- *
- * Stops logins through it first if the TPG is enabled.
+ * srpt_drop_tpg() - configfs callback removing a TPG; stops logins first.
+ * @tpg: portal group from srpt_make_tpg().
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
@@ -6196,13 +5399,9 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 	kfree(stpg);
 }
 
-/**
- * srpt_enable_tpg() - configfs callback for writing a TPG's "enable".
- * @se_tpg: portal group.
- * @enable: accept logins through the TPG if true; log its channels out if
- *	    false (all of the port's if no other TPG of it is enabled).
- *
- * Return: 0 on success, -ENODEV when enabling a port of a removed device.
+/*
+ * Disabling logs out the TPG's channels (all of the port's if no other TPG
+ * is enabled). Return: 0, or -ENODEV when enabling on a removed device.
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
@@ -6224,100 +5423,46 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	return ret;
 }
 
-/**
- * srpt_get_fabric_wwn() - get the name of a TPG's target port.
- * @tpg: portal group.
- *
- * Return: the target port name as the user wrote it.
- */
 static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
 {
 	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->name;
 }
 
-/**
- * srpt_get_tag() - get the portal group tag of a TPG.
- * @tpg: portal group.
- *
- * Return: N for a TPG named "tpgt_N", 1 for any other name.
- */
+/* N for "tpgt_N", 1 for any other name. */
 static u16 srpt_get_tag(struct se_portal_group *tpg)
 {
 	return container_of(tpg, struct srpt_tpg, tpg)->tag;
 }
 
-/**
- * srpt_check_false() - fabric callback for a feature that is off.
- * @se_tpg: portal group.
- *
- * Used for demo mode (an initiator needs an ACL) and write protection.
- *
- * Return: 0.
- */
+/* Demo mode (an ACL is needed) and write protection are off. */
 static int srpt_check_false(struct se_portal_group *se_tpg)
 {
 	return 0;
 }
 
-/**
- * srpt_check_true() - fabric callback for a feature that is on.
- * @se_tpg: portal group.
- *
- * Return: 1.
- */
 static int srpt_check_true(struct se_portal_group *se_tpg)
 {
 	return 1;
 }
 
-/**
- * srpt_tpg_get_inst_index() - get the instance index of a TPG.
- * @se_tpg: portal group.
- *
- * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
- *
- * Return: 1.
- */
+/* Legacy callbacks for older target cores, see SRPT_TFO_LEGACY_OPS(). */
 static __maybe_unused u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
 {
 	return 1;
 }
 
-/**
- * srpt_sess_get_index() - get the index of a session.
- * @se_sess: session.
- *
- * Only older target cores require this callback, see SRPT_TFO_LEGACY_OPS().
- *
- * Return: 0.
- */
 static __maybe_unused u32 srpt_sess_get_index(struct se_session *se_sess)
 {
 	return 0;
 }
 
-/**
- * srpt_set_default_node_attrs() - set up a new node ACL.
- * @nacl: node ACL.
- *
- * Nothing to do. Only older target cores require this callback, see
- * SRPT_TFO_LEGACY_OPS().
- */
 static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 {
 }
 
-/**
- * srpt_init_nodeacl() - configfs callback for creating a node ACL.
- * @se_nacl: node ACL.
- * @name: ACL name, see srpt_parse_acl_name().
- *
- * Refuses names that could never match a login on the ACL's target port
- * (see srpt_acl_matches()) and rtslib's "ib." spelling, each with a message
- * saying which form to use there.
- *
- * Return: 0 if @name is a valid ACL name for its target port, -EINVAL
- * otherwise.
+/*
+ * Refuses names that could never match on this target port (see
+ * srpt_acl_matches()) and rtslib's "ib." spelling, saying what to use.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
@@ -6356,14 +5501,7 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	return 0;
 }
 
-/**
- * struct srpt_u32_attrib - a numeric TPG attribute.
- * @name: file name, also the member of &struct srpt_port_limits.
- * @off: offset of that member.
- * @min: smallest value a write accepts.
- * @max: largest value a write accepts.
- * @why: appended to the message refusing a value, or "".
- */
+/* @name: also the &struct srpt_port_limits member; @why: for the refusal. */
 struct srpt_u32_attrib {
 	const char *name;
 	size_t off;
@@ -6391,10 +5529,7 @@ static const struct srpt_u32_attrib srpt_sq_size_attrib = {
 	.min = SRPT_SQ_SIZE_MIN, .max = SRPT_SQ_SIZE_MAX, .why = "",
 };
 
-/*
- * The attribute @a of the port a TPG serves; the port is pinned in *@sport
- * until srpt_sdev_put().
- */
+/* Pins the TPG's port in *@sport until srpt_sdev_put(). */
 static u32 *srpt_u32_attrib(struct config_item *item,
 			    const struct srpt_u32_attrib *a,
 			    struct srpt_port **sport)
@@ -6414,16 +5549,7 @@ static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
 	return ret;
 }
 
-/**
- * srpt_store_u32_attrib() - parse and store a numeric port attribute.
- * @item: the TPG's attrib configfs group.
- * @page: text written by the user.
- * @count: length of @page.
- * @a: the attribute.
- *
- * Return: @count on success, -EINVAL if @page is not a number in
- * [@a->min, @a->max]; the attribute is then unchanged.
- */
+/* Return: @count, or -EINVAL (unchanged) outside [@a->min, @a->max]. */
 static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 				     size_t count,
 				     const struct srpt_u32_attrib *a)
@@ -6483,13 +5609,6 @@ static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 	return srpt_store_u32_attrib(item, page, count, &srpt_sq_size_attrib);
 }
 
-/**
- * srpt_tpg_attrib_use_srq_show() - show use_srq.
- * @item: the TPG's attrib configfs group.
- * @page: output buffer.
- *
- * Return: number of bytes written to @page.
- */
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
 {
@@ -6501,18 +5620,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 	return ret;
 }
 
-/**
- * srpt_tpg_attrib_use_srq_store() - set use_srq.
- * @item: the TPG's attrib configfs group.
- * @page: a boolean, see kstrtobool().
- * @count: length of @page.
- *
- * Switches the port's device to or from its shared receive queue; its
- * channels are logged out by srpt_port_set_use_srq().
- *
- * Return: @count on success, -EINVAL for a value that is not a boolean or
- * the error of srpt_port_set_use_srq().
- */
+/* Channels of the device are logged out (srpt_port_set_use_srq()). */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
@@ -6544,16 +5652,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_rdma_cm_port_show() - show the RDMA/CM listener port.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: output buffer.
- *
- * Configfs is not namespaced; the port shown is the one of the reader's
- * network namespace (0: none there).
- *
- * Return: number of bytes written to @page.
- */
+/* Configfs is not namespaced: shows the reader's namespace's port. */
 static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 {
 	struct srpt_net *sn = net_generic(current->nsproxy->net_ns, srpt_net_id);
@@ -6561,19 +5660,7 @@ static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 	return sysfs_emit(page, "%u\n", READ_ONCE(sn->port));
 }
 
-/**
- * srpt_rdma_cm_port_store() - move, create or remove the RDMA/CM listener.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: TCP-style port number; 0 removes the listener.
- * @count: length of @page.
- *
- * Acts on the listener of the writer's network namespace, so that a
- * container that owns an RDMA netdev can serve SRP through it; the other
- * namespaces' listeners stay as they are.
- *
- * Return: @count on success, -EINVAL for a value that is not a port number
- * or the error of srpt_rdma_cm_listen().
- */
+/* Acts on the writer's namespace only; 0 removes its listener. */
 static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 				       const char *page, size_t count)
 {
@@ -6589,17 +5676,7 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
-/**
- * srpt_rdma_cm_listeners_show() - the RDMA/CM listeners, one line each.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: output buffer.
- *
- * "net:[<inode>] <port>", as readlink /proc/<pid>/ns/net names the
- * namespace. Read in the initial namespace it lists every namespace's
- * listener; read elsewhere only the reader's own.
- *
- * Return: number of bytes written to @page.
- */
+/* "net:[<inode>] <port>": all namespaces from init_net, else the reader's. */
 static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 					   char *page)
 {
@@ -6616,17 +5693,9 @@ static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 	return len;
 }
 
-/**
- * srpt_rdma_cm_listeners_store() - close another namespace's listeners.
- * @item: the fabric's discovery_auth configfs group, unused.
- * @page: "net:[<inode>] 0" or "<inode> 0".
- * @count: length of @page.
- *
- * For the initial namespace's admin, who cannot enter a namespace whose
- * processes are gone; inside a namespace, rdma_cm_port is the interface.
- *
- * Return: @count, -EPERM outside the initial namespace, -EINVAL for other
- * text or a port other than 0, -ENOENT when that namespace has no listener.
+/*
+ * "net:[<inode>] 0" or "<inode> 0", init_net only: for namespaces nobody
+ * can enter. Return: @count, -EPERM, -EINVAL, or -ENOENT (no listener).
  */
 static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
 					    const char *page, size_t count)
@@ -6667,16 +5736,9 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_ch_stats_show() - the counters of a channel, for the ACL's info.
- * @ch: channel.
- * @page: configfs page.
- * @at: bytes of @page already used.
- *
- * Words rtslib looks for in the info ("Address", "_STATE_") stay out of
- * these lines. Documentation/ib_srpt.rst says what each counter means.
- *
- * Return: number of bytes added.
+/*
+ * Keep words rtslib looks for in info ("Address", "_STATE_") out of these
+ * lines. Return: bytes added at @at.
  */
 static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 			      int at)
@@ -6700,17 +5762,7 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 	return len;
 }
 
-/**
- * srpt_nacl_info_show() - describe the sessions of a node ACL.
- * @item: the ACL's configfs group.
- * @page: output buffer.
- *
- * rtslib (targetcli "sessions") parses this text: it expects the iSCSI-like
- * keys below and sees the channels of the ACL as one session whose
- * connections are the channels.
- *
- * Return: number of bytes written to @page.
- */
+/* Parsed by rtslib (targetcli sessions): channels show as connections. */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {
 	struct se_node_acl *se_nacl = acl_to_nacl(item);
@@ -6722,10 +5774,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 	unsigned long flags;
 	ssize_t len = 0;
 
-	/*
-	 * A channel deregisters its session, which takes it off this list
-	 * under nacl_sess_lock, before it is freed.
-	 */
+	/* Sessions leave this list under nacl_sess_lock before the free. */
 	spin_lock_irqsave(&se_nacl->nacl_sess_lock, flags);
 	list_for_each_entry(se_sess, &se_nacl->acl_sess_list, sess_acl_list) {
 		ch = srpt_sess_to_ch(se_sess);
@@ -6793,16 +5842,7 @@ static struct configfs_attribute *srpt_nacl_attrs[] = {
 	NULL,
 };
 
-/**
- * srpt_nacl_auth_authenticate_target_show() - show auth/authenticate_target.
- * @item: the ACL's auth configfs group, unused.
- * @page: output buffer.
- *
- * SRP has no login authentication; rtslib (targetcli "sessions detail")
- * reads this attribute of every ACL.
- *
- * Return: number of bytes written to @page.
- */
+/* SRP has no login authentication; rtslib reads this for every ACL. */
 static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
 						       char *page)
 {
@@ -6851,9 +5891,8 @@ static const struct target_core_fabric_ops srpt_template = {
 /**
  * srpt_init_module() - kernel module initialization.
  *
- * Checks the module parameters, then registers the per network namespace
- * listener state, the LIO fabric and the ib_client (which adds every
- * present HCA), and listens in the initial namespace if rdma_cm_port asks.
+ * Checks the parameters; registers pernet state, the LIO fabric and the
+ * ib_client; listens in init_net if rdma_cm_port is set.
  *
  * Return: 0 or a negative errno.
  */
@@ -6924,12 +5963,9 @@ err_pernet:
 	return ret;
 }
 
-/**
- * srpt_cleanup_module() - kernel module unload.
- *
- * LIO keeps the module pinned while configfs objects exist, so by now every
- * target port is gone; the listeners of all network namespaces go first
- * (srpt_net_exit()) so no login races the removal of the devices.
+/*
+ * LIO pins the module while configfs objects exist. Listeners go first
+ * (srpt_net_exit()) so no login races device removal.
  */
 static void __exit srpt_cleanup_module(void)
 {
