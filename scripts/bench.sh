@@ -25,9 +25,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
-CACHE=${CACHE:-/var/cache/ib_srpt}
-KVER=${KVER:-6.12}
-MODULE=${MODULE:-ours}
+runner_setup	# CACHE KVER MODULE
 export CACHE KVER MODULE
 rounds=${BENCH_ROUNDS:-3}
 runtime=${BENCH_RUNTIME:-10}
@@ -37,10 +35,9 @@ profile=${BENCH_PROFILE:-0}
 peers=${BENCH_PEERS-nvmet bare}
 
 # Fresh machine: QEMU, fio, nvme-cli, perftest, perf... (quiet when present).
-"$REPO/scripts/deps.sh" vm || { echo "bench: scripts/deps.sh vm failed"; echo "0 passed, 1 failed"; exit 1; }
+"$REPO/scripts/deps.sh" vm || { echo "bench: scripts/deps.sh vm failed"; fail_summary 1; }
 
-run_id=bench-$KVER-$(date -u +%Y%m%d-%H%M%S)
-out=$CACHE/results/$run_id
+out=$(results_dir "bench-$KVER")
 mkdir -p "$out"
 
 srpts="distro ours"
@@ -58,8 +55,7 @@ elif [ -n "${KO:-}" ]; then
 	fi
 else
 	ko=$CACHE/build-$KVER/ib_srpt.ko
-	echo "bench: building our module for $KVER"
-	if ! build_module_locked "$out/build.log" || [ ! -f "$ko" ]; then
+	if ! runner_build_module bench "$out/build.log"; then
 		srpts=distro
 		note="our ib_srpt.ko did not build for $KVER (see $out/build.log): distro module only"
 	fi
@@ -114,5 +110,5 @@ if [ "$insn" = 1 ]; then
 fi
 [ "$irc" = 0 ] || [ "${f:-0}" != 0 ] || f=1
 echo "bench: results in $out"
-echo "${p:-0} passed, ${f:-1} failed"
+print_summary "${p:-0}" "${f:-1}"
 [ "$rc" = 0 ] && [ "$irc" = 0 ]

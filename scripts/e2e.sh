@@ -18,18 +18,15 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
-CACHE=${CACHE:-/var/cache/ib_srpt}
-KVER=${KVER:-6.12}
-MODULE=${MODULE:-ours}
+runner_setup	# CACHE KVER MODULE
 TRANSPORT=${TRANSPORT:-rxe}
 export CACHE KVER MODULE TRANSPORT
 case "$TRANSPORT" in
 rxe|siw) ;;
-*) echo "e2e: TRANSPORT=$TRANSPORT: use rxe or siw"; echo "0 passed, 1 failed"; exit 1 ;;
+*) echo "e2e: TRANSPORT=$TRANSPORT: use rxe or siw"; fail_summary 1 ;;
 esac
 
-run_id=e2e-$KVER-$MODULE$([ "$TRANSPORT" = rxe ] || echo "-$TRANSPORT")-$(date -u +%Y%m%d-%H%M%S)
-out=$CACHE/results/$run_id
+out=$(results_dir "e2e-$KVER-$MODULE$([ "$TRANSPORT" = rxe ] || echo "-$TRANSPORT")")
 mkdir -p "$out"
 
 scenarios=()
@@ -41,28 +38,25 @@ for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 	fi
 	scenarios+=("$n")
 done
-[ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; echo "0 passed, 1 failed"; exit 1; }
+[ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; fail_summary 1; }
 
-"$REPO/scripts/deps.sh" vm || { echo "e2e: dependency setup failed (scripts/deps.sh vm)"; echo "0 passed, 1 failed"; exit 1; }
+"$REPO/scripts/deps.sh" vm || { echo "e2e: dependency setup failed (scripts/deps.sh vm)"; fail_summary 1; }
 echo "e2e: KVER=$KVER MODULE=$MODULE TRANSPORT=$TRANSPORT ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
 
 # Our module must be built first; a build failure fails every scenario.
 # KO=<path> tests that module instead (nothing is built).
 ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}
 if [ "$MODULE" = ours ] && [ -n "${KO:-}" ]; then
-	[ -r "$ko" ] || { echo "e2e: no module at KO=$ko"; echo "0 passed, ${#scenarios[@]} failed"; exit 1; }
-	# A private copy: others may rebuild the module while the guest runs.
-	cp "$ko" "$out/ib_srpt.ko" && ko=$out/ib_srpt.ko
-	echo "e2e: module KO=${KO} ($(md5sum <"$ko" | cut -c1-12))"
+	[ -r "$ko" ] || { echo "e2e: no module at KO=$ko"; fail_summary ${#scenarios[@]}; }
+	ko_copy "$ko" "$out" && ko=$out/ib_srpt.ko
+	echo "e2e: module KO=${KO} ($(ko_md5 "$ko"))"
 elif [ "$MODULE" = ours ]; then
-	echo "e2e: building our module for $KVER"
-	if ! build_module_locked "$out/build.log" || [ ! -f "$ko" ]; then
+	if ! runner_build_module e2e "$out/build.log"; then
 		tail -n 20 "$out/build.log"
 		for n in "${scenarios[@]}"; do echo "FAIL $n 0 our module did not build"; done >"$out/results.txt"
 		echo "e2e: our ib_srpt.ko did not build for $KVER; see $out/build.log"
 		echo "e2e: results in $out"
-		echo "0 passed, ${#scenarios[@]} failed"
-		exit 1
+		fail_summary ${#scenarios[@]}
 	fi
 fi
 
@@ -146,5 +140,4 @@ fi
 if [ "$failed" -gt 0 ]; then
 	echo "e2e: results in $out"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+print_summary "$passed" "$failed"

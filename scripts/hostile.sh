@@ -16,9 +16,8 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-KVER=${KVER:-6.12}
-MODULE=${MODULE:-ours}
-CACHE=${CACHE:-/var/cache/ib_srpt}
+. "$REPO/scripts/lib.sh"
+runner_setup	# CACHE KVER MODULE
 # The debug kernel runs about three times slower: twice the time.
 if [ "$KVER" = debug ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-4800}
@@ -30,12 +29,11 @@ out=$CACHE/hostile-out/$KVER-$MODULE
 
 say() { echo "hostile: $*" >&2; }
 
-"$REPO/scripts/deps.sh" vm || { say "dependency setup failed"; echo "0 passed, 1 failed"; exit 1; }
+"$REPO/scripts/deps.sh" vm || { say "dependency setup failed"; fail_summary 1; }
 mkdir -p "$tool_dir"
 if ! make -s -C "$REPO/tests/hostile" O="$tool_dir" >&2; then
 	say "building the tool failed"
-	echo "0 passed, 1 failed"
-	exit 1
+	fail_summary 1
 fi
 
 # Fault 14 runs over soft-iWARP: Debian's kernels have no siw.ko.
@@ -50,8 +48,7 @@ if [ "$MODULE" = ours ]; then
 	ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}
 	if [ ! -r "$ko" ]; then
 		say "no module at $ko: run 'make module KVER=$KVER' first"
-		echo "0 passed, 1 failed"
-		exit 1
+		fail_summary 1
 	fi
 fi
 
@@ -65,8 +62,8 @@ rm -rf "$out"
 mkdir -p "$out"
 if [ -n "$ko" ]; then
 	# A private copy: others may rebuild the module while the boots run.
-	cp "$ko" "$out/ib_srpt.ko" && ko=$out/ib_srpt.ko
-	say "module $(md5sum <"$ko" | cut -c1-12) from $(stat -c %y "$ko" | cut -c1-19)"
+	ko_copy "$ko" "$out" && ko=$out/ib_srpt.ko
+	say "module $(ko_id "$ko")"
 fi
 boot=0 vmrc_any=0
 while :; do
@@ -117,5 +114,4 @@ if [ "$vmrc_any" != 0 ] && [ "$f" = 0 ]; then
 	say "vm.sh reported status $vmrc_any"
 	f=1
 fi
-echo "$p passed, $f failed"
-[ "$f" = 0 ]
+print_summary "$p" "$f"

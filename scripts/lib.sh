@@ -9,6 +9,15 @@
 #   build_module_locked LOG  `make module` for KVER into CACHE under that lock
 #   headers_releases [K]     releases with kernel headers (/lib/modules/<r>/build)
 #   newest_headers [K]       the newest of them
+# and for the runners that boot a guest (e2e.sh, hostile.sh, soak.sh,
+# bench.sh):
+#   runner_setup             CACHE, KVER and MODULE defaults
+#   results_dir NAME         $CACHE/results/NAME-<UTC time>
+#   runner_build_module WHAT LOG  `make module` for KVER, output in LOG
+#   ko_copy KO DIR           a private copy of the module in DIR
+#   ko_md5 KO, ko_id KO      what a runner says about the module it tests
+#   fail_summary [N]         "0 passed, N failed", exit 1
+#   print_summary P F        "P passed, F failed", true when F is 0
 # The guest-side helpers are tests/lib.sh.
 
 # Oopses, WARNINGs, BUGs, hung tasks, lockdep and RCU reports, sanitizers.
@@ -89,4 +98,52 @@ unpack_tree() {
 		mv "$tree.tmp" "$tree"
 	fi
 	rm -rf "${tree:?}/$rel"	# again, in case anything put it back
+}
+
+# ---------------------------------------------------------------- runners
+# What the scripts that boot a test guest (e2e.sh, hostile.sh, soak.sh,
+# bench.sh) share. Each ends with one line "N passed, N failed", also when
+# it gives up before running anything, and exits non-zero on a failure.
+
+# runner_setup: the defaults every runner documents: CACHE
+# (/var/cache/ib_srpt), KVER (6.12), MODULE (ours). Exports nothing.
+runner_setup() {
+	CACHE=${CACHE:-/var/cache/ib_srpt}
+	KVER=${KVER:-6.12}
+	MODULE=${MODULE:-ours}
+}
+
+# results_dir NAME: where a run keeps its results,
+# $CACHE/results/NAME-<UTC date and time> (not created).
+results_dir() { echo "$CACHE/results/$1-$(date -u +%Y%m%d-%H%M%S)"; }
+
+# runner_build_module WHAT LOG: say "WHAT: building our module for KVER"
+# and build our ib_srpt.ko for KVER into CACHE/build-KVER
+# (build_module_locked, output in LOG). True when the module is there.
+runner_build_module() {
+	echo "$1: building our module for $KVER"
+	build_module_locked "$2" && [ -f "$CACHE/build-$KVER/ib_srpt.ko" ]
+}
+
+# ko_copy KO DIR: copy the module KO to DIR/ib_srpt.ko, the copy a guest
+# loads: others may rebuild the module while the guest runs.
+ko_copy() { cp "$1" "$2/ib_srpt.ko"; }
+
+# ko_md5 KO: the first 12 digits of the module's MD5 sum; ko_id KO: that
+# and its modification time ("<md5> from YYYY-MM-DD HH:MM:SS").
+ko_md5() { md5sum <"$1" | cut -c1-12; }
+ko_id() { echo "$(ko_md5 "$1") from $(stat -c %y "$1" | cut -c1-19)"; }
+
+# fail_summary [N]: the summary of a run that gives up before its cases
+# ran, "0 passed, N failed" (N default 1); exits 1.
+fail_summary() {
+	echo "0 passed, ${1:-1} failed"
+	exit 1
+}
+
+# print_summary P F: the last line of a run, "P passed, F failed"; true
+# when F is 0.
+print_summary() {
+	echo "$1 passed, $2 failed"
+	[ "$2" = 0 ]
 }

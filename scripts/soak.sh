@@ -17,15 +17,14 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-KVER=${KVER:-6.12}
-MODULE=${MODULE:-ours}
-CACHE=${CACHE:-/var/cache/ib_srpt}
+. "$REPO/scripts/lib.sh"
+runner_setup	# CACHE KVER MODULE
 MINUTES=${SOAK_MINUTES:-20}
 tool_dir=$CACHE/hostile/bin-soak-$KVER-$MODULE
-out=$CACHE/results/soak-$KVER-$MODULE-$(date -u +%Y%m%d-%H%M%S)
+out=$(results_dir "soak-$KVER-$MODULE")
 
 say() { echo "soak: $*" >&2; }
-give_up() { say "$*"; echo "0 passed, 1 failed"; exit 1; }
+give_up() { say "$*"; fail_summary 1; }
 
 case "$MINUTES" in ''|*[!0-9]*) give_up "SOAK_MINUTES must be a whole number of minutes" ;; esac
 "$REPO/scripts/deps.sh" vm || give_up "dependency setup failed"
@@ -41,9 +40,8 @@ done
 if [ "$MODULE" = ours ]; then
 	ko=${KO:-$CACHE/build-$KVER/ib_srpt.ko}
 	[ -r "$ko" ] || give_up "no module at $ko: run 'make module KVER=$KVER' first"
-	# a private copy: others may rebuild the module while the guest runs
-	cp "$ko" "$out/ib_srpt.ko" || give_up "cannot copy $ko"
-	say "module $(md5sum <"$ko" | cut -c1-12) from $(stat -c %y "$ko" | cut -c1-19)"
+	ko_copy "$ko" "$out" || give_up "cannot copy $ko"
+	say "module $(ko_id "$ko")"
 	args+=(--ko "$out/ib_srpt.ko")
 fi
 
@@ -60,13 +58,11 @@ summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed$' "$log" 2>/dev/null | tail -n
 if [ -z "$summary" ]; then
 	say "the guest produced no summary (vm.sh status $vmrc); see $out/console.log"
 	tail -n 20 "$out/console.log" 2>/dev/null | sed 's/^/    /' >&2
-	echo "0 passed, 1 failed"
-	exit 1
+	fail_summary 1
 fi
 read -r p _ f _ <<<"$summary"
 if [ "$vmrc" != 0 ] && [ "$f" = 0 ]; then
 	say "vm.sh reported status $vmrc (kernel splat or timeout; see $out/splat.txt)"
 	f=1
 fi
-echo "$p passed, $f failed"
-[ "$f" = 0 ]
+print_summary "$p" "$f"

@@ -382,30 +382,38 @@ srpt_leftovers() {
 
 # ------------------------------------------------------------- initiator
 
-srp_dev_dir() { echo "/sys/class/infiniband_srp/srp-$RXE-1"; }
+# srp_dev_dir [IBDEV]: ib_srp's directory for port 1 of IBDEV (default $RXE).
+srp_dev_dir() { echo "/sys/class/infiniband_srp/srp-${1:-$RXE}-1"; }
 
 srp_initiator_load() {
 	modprobe -a sd_mod scsi_transport_srp ib_srp || die "modprobe ib_srp"
 }
 
-# srp_dest: the add_target dest= value ([IPv6]:port or IPv4:port).
+# srp_dest [ADDR]: the add_target dest= value ([IPv6]:port or IPv4:port)
+# of ADDR (default TARGET_ADDR).
 srp_dest() {
-	case "$TARGET_ADDR" in
-	*:*) echo "[$TARGET_ADDR]:$RDMA_CM_PORT" ;;
-	*) echo "$TARGET_ADDR:$RDMA_CM_PORT" ;;
+	local a=${1:-$TARGET_ADDR}
+	case "$a" in
+	*:*) echo "[$a]:$RDMA_CM_PORT" ;;
+	*) echo "$a:$RDMA_CM_PORT" ;;
 	esac
 }
 
+# srp_target_opts GUID [ADDR]: the add_target options that name the target
+# (id_ext, ioc_guid, dest); ADDR as for srp_dest.
+srp_target_opts() { echo "id_ext=$1,ioc_guid=$1,dest=$(srp_dest "${2:-}")"; }
+
 # srp_login [extra add_target options, e.g. ch_count=2]
 srp_login() {
-	local g opts
+	local g opts d
 	srp_initiator_load || return 1
 	g=$(target_guid)
-	opts="id_ext=$g,ioc_guid=$g,dest=$(srp_dest)"
+	opts=$(srp_target_opts "$g")
 	[ $# -gt 0 ] && opts+=",$(IFS=,; echo "$*")"
-	wait_for 10 test -w "$(srp_dev_dir)/add_target" || { die "no $(srp_dev_dir)"; return 1; }
+	d=$(srp_dev_dir "$RXE")
+	wait_for 10 test -w "$d/add_target" || { die "no $d"; return 1; }
 	log "ib_srp add_target $opts"
-	echo "$opts" >"$(srp_dev_dir)/add_target" || { die "add_target rejected ($opts)"; return 1; }
+	echo "$opts" >"$d/add_target" || { die "add_target rejected ($opts)"; return 1; }
 }
 
 # srp_hosts: SCSI host numbers created by ib_srp.
@@ -434,12 +442,20 @@ srp_disk() {
 	die "no disk for LUN $lun after ${t}s"
 }
 
+# srp_host_disks HOST: /dev/sdX of each disk of SCSI host HOST (N or hostN).
+srp_host_disks() {
+	local d
+	for d in /sys/class/scsi_disk/"${1#host}":*; do
+		[ -d "$d/device/block" ] && echo "/dev/$(ls "$d/device/block" | head -n 1)"
+	done
+	return 0
+}
+
+# srp_disks: the disks of every ib_srp SCSI host.
 srp_disks() {
-	local h d
+	local h
 	for h in $(srp_hosts); do
-		for d in /sys/class/scsi_disk/"$h":*; do
-			[ -d "$d/device/block" ] && echo "/dev/$(ls "$d/device/block" | head -n 1)"
-		done
+		srp_host_disks "$h"
 	done
 	return 0
 }

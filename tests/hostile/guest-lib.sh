@@ -23,7 +23,8 @@
 
 # The shared bench helpers (tests/lib.sh): soft-RoCE setup, the module
 # loading rules (MODULE=ours never lets the distro ib_srpt in), wait_for,
-# run_deadline, srp_hosts, SPLAT_RE, LIO, SRPT_CFS, RDMA_CM_PORT (5555).
+# run_deadline, srp_hosts, srp_dev_dir, srp_target_opts (the add_target
+# options), srp_host_disks, SPLAT_RE, LIO, SRPT_CFS, RDMA_CM_PORT (5555).
 # The hostile bench runs over soft-RoCE (rxe0) whatever TRANSPORT says.
 TRANSPORT=rxe
 . "$REPO/tests/lib.sh"
@@ -128,13 +129,12 @@ h_configure() {
 	echo 1 >"$H_TPG/enable" || { echo "cannot enable the TPG"; return 1; }
 }
 
-h_host_disk() {	# h_host_disk HOST: the sd disk behind SCSI host HOST (hostN)
+# h_host_disk HOST: the disk of SCSI host HOST (hostN; tests/lib.sh's
+# srp_host_disks), non-zero when it has none.
+h_host_disk() {
 	local d
-	for d in /sys/block/sd*; do
-		[ -e "$d" ] || continue
-		readlink -f "$d" | grep -q "/$1/" && { echo "/dev/$(basename "$d")"; return 0; }
-	done
-	return 1
+	d=$(srp_host_disks "$1" | head -n 1)
+	[ -n "$d" ] && echo "$d"
 }
 
 # The disk of the Linux initiator's main login (lun_0, fio). Other logins
@@ -148,16 +148,18 @@ h_srp_disk() {
 }
 
 # h_srp_add IBDEV ADDR TARGET_GUID16 INITIATOR_EXT: log ib_srp in through
-# IBDEV port 1; prints the new SCSI host once it has a disk.
+# IBDEV port 1 (tests/lib.sh's srp_dev_dir, srp_target_opts); prints the new
+# SCSI host once it has a disk.
 h_srp_add() {
-	local before try at=/sys/class/infiniband_srp/srp-$1-1/add_target
+	local before try at
+	at=$(srp_dev_dir "$1")/add_target
 	srp_initiator_load || return 1
 	wait_for 10 test -e "$at" || { echo "no $at"; return 1; }
 	before=" $(srp_hosts | tr '\n' ' ')"
 	# ib_srp drops a removed target from its list asynchronously, after
 	# the remote port is gone: EEXIST right after a logout is transient.
 	for try in $(seq 20); do
-		echo "id_ext=$3,ioc_guid=$3,dest=[$2]:$RDMA_CM_PORT,initiator_ext=$4" \
+		echo "$(srp_target_opts "$3" "$2"),initiator_ext=$4" \
 			>"$at" 2>/tmp/hostile.add_target && break
 		grep -q 'File exists' /tmp/hostile.add_target || try=20
 		[ "$try" = 20 ] && { echo "ib_srp add_target failed: $(cat /tmp/hostile.add_target)"; return 1; }
