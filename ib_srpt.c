@@ -934,8 +934,9 @@ static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
  *
  * Return: 0 or the ib_post_recv() error.
  */
-static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
-			  struct srpt_recv_ioctx *ioctx)
+static inline int srpt_post_recv(struct srpt_device *sdev,
+				  struct srpt_rdma_ch *ch,
+				  struct srpt_recv_ioctx *ioctx)
 {
 	struct ib_recv_wr wr;
 	struct ib_sge list;
@@ -1495,8 +1496,9 @@ err:
  *
  * Return: 0 or the ib_post_send() error.
  */
-static int srpt_post_rw(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ioctx,
-			struct ib_cqe *cqe, struct ib_send_wr *next)
+static inline int srpt_post_rw(struct srpt_rdma_ch *ch,
+			       struct srpt_send_ioctx *ioctx,
+			       struct ib_cqe *cqe, struct ib_send_wr *next)
 {
 	struct ib_send_wr *first = next;
 	int i;
@@ -1568,52 +1570,37 @@ static struct srpt_send_ioctx *srpt_sq_pop_ready(struct srpt_rdma_ch *ch)
 
 static void srpt_xfer_resume(struct srpt_send_ioctx *ioctx);
 
+/* Start the waiting transfers that fit now, in order. */
+static void srpt_sq_resume(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+
+	while ((ioctx = srpt_sq_pop_ready(ch)))
+		srpt_xfer_resume(ioctx);
+}
+
 /**
  * srpt_sq_release() - give back RDMA work requests and start waiting
  * transfers that fit now.
  * @ch: channel.
  * @n: work requests that completed.
  */
-static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
+static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 {
-	struct srpt_send_ioctx *ioctx;
-
 	if (n)
 		atomic_add(n, &ch->sq_wr_avail);
-	/* No lock when nobody waits: pairs with srpt_sq_reserve(). */
+	/* No lock when nobody waits: pairs with srpt_sq_wait(). */
 	smp_mb__after_atomic();
-	if (list_empty_careful(&ch->sq_wait_list))
-		return;
-	while ((ioctx = srpt_sq_pop_ready(ch)))
-		srpt_xfer_resume(ioctx);
+	if (unlikely(!list_empty_careful(&ch->sq_wait_list)))
+		srpt_sq_resume(ch);
 }
 
-/**
- * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
- * @ch: channel.
- * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs().
- *
- * Transfers start in arrival order: while others wait, a new one queues
- * behind them even if it would fit, so a large transfer cannot starve.
- * Returning "queue full" to the target core instead would make it retry
- * at once, in a loop, and only for the commands it owns.
- *
- * Return: an &enum srpt_sq_verdict.
- */
-static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
-					    struct srpt_send_ioctx *ioctx)
+/* srpt_sq_reserve() when others wait or the queue is full or closed. */
+static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
+					 struct srpt_send_ioctx *ioctx)
 {
 	unsigned long flags;
 
-	if (ioctx->n_rdma > ch->sq_rdma_wrs)
-		return SRPT_SQ_TOO_BIG;
-	/*
-	 * Nobody waits: no lock. A release that closes the queue meanwhile
-	 * made the channel not live first, and the poster checks that.
-	 */
-	if (list_empty_careful(&ch->sq_wait_list) &&
-	    likely(!READ_ONCE(ch->sq_closed)) && srpt_sq_take(ch, ioctx->n_rdma))
-		return SRPT_SQ_RESERVED;
 	spin_lock_irqsave(&ch->spinlock, flags);
 	if (unlikely(ch->sq_closed)) {
 		spin_unlock_irqrestore(&ch->spinlock, flags);
@@ -1634,6 +1621,33 @@ static enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 	if (atomic_read(&ch->sq_wr_avail) > 0)
 		srpt_sq_release(ch, 0);
 	return SRPT_SQ_WAITING;
+}
+
+/**
+ * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
+ * @ch: channel.
+ * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs().
+ *
+ * Transfers start in arrival order: while others wait, a new one queues
+ * behind them even if it would fit, so a large transfer cannot starve.
+ * Returning "queue full" to the target core instead would make it retry
+ * at once, in a loop, and only for the commands it owns.
+ *
+ * Return: an &enum srpt_sq_verdict.
+ */
+static inline enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
+						   struct srpt_send_ioctx *ioctx)
+{
+	if (unlikely(ioctx->n_rdma > ch->sq_rdma_wrs))
+		return SRPT_SQ_TOO_BIG;
+	/*
+	 * Nobody waits: no lock. A release that closes the queue meanwhile
+	 * made the channel not live first, and the poster checks that.
+	 */
+	if (likely(list_empty_careful(&ch->sq_wait_list) &&
+		   !READ_ONCE(ch->sq_closed)) && srpt_sq_take(ch, ioctx->n_rdma))
+		return SRPT_SQ_RESERVED;
+	return srpt_sq_wait(ch, ioctx);
 }
 
 /**
@@ -1789,7 +1803,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * Return: one for the request being answered plus credits of IUs that got
  * no response (dropped, aborted).
  */
-static s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
+static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 {
 	s32 delta = 1, req_lim;
 
