@@ -46,58 +46,8 @@ exec 9>"$base/prepare-$KTREE.lock"
 flock 9
 
 # --- Locate the source tarball for the requested tree ----------------------
-case "$KTREE" in
-6.12)
-	tarball=/usr/src/linux-source-6.12.tar.xz
-	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-	;;
-newest)
-	# linux-source-7.x from Debian sid, fetched with a private apt
-	# configuration: sid is never added to the system's sources.
-	sid=$base/sid-apt
-	mkdir -p "$sid/lists/partial" "$sid/archives/partial" "$sid/etc"
-	echo "deb $(debian_mirror) sid main" >"$sid/etc/sources.list"
-	aptopts=(-o "Dir::Etc::sourcelist=$sid/etc/sources.list"
-		 -o "Dir::Etc::sourceparts=-"
-		 -o "Dir::State::Lists=$sid/lists"
-		 -o "Dir::Cache::pkgcache=$sid/pkgcache.bin"
-		 -o "Dir::Cache::srcpkgcache=$sid/srcpkgcache.bin"
-		 -o "APT::Get::List-Cleanup=0")
-	if [ ! -f "$sid/updated" ] || [ -n "$(find "$sid/updated" -mmin +720)" ]; then
-		say "apt-get update (private sid lists)"
-		apt-get "${aptopts[@]}" update -qq >/dev/null ||
-			fail "sid apt-get update failed"
-		touch "$sid/updated"
-	fi
-	pkg=$(apt-cache "${aptopts[@]}" search --names-only '^linux-source-[0-9]+\.[0-9]+$' |
-		awk '{print $1}' | sort -V | tail -n 1)
-	[ -n "$pkg" ] || fail "no linux-source package in sid"
-	srcver=$(apt-cache "${aptopts[@]}" show --no-all-versions "$pkg" |
-		sed -n 's/^Version: //p' | head -n 1)
-	deb=$(ls "$sid/archives/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n 1 || true)
-	if [ -z "$deb" ] || [[ "$deb" != *"_${srcver//:/%3a}_"* ]]; then
-		say "downloading $pkg $srcver from sid"
-		rm -f "$sid/archives/${pkg}_"*.deb
-		(cd "$sid/archives" && apt-get "${aptopts[@]}" download "$pkg" >/dev/null) ||
-			fail "apt-get download $pkg failed"
-		deb=$(ls "$sid/archives/${pkg}_"*.deb | sort -V | tail -n 1)
-	fi
-	tarball=$sid/${pkg}.tar.xz
-	if [ ! -f "$tarball" ] || [ "$(cat "$tarball.ver" 2>/dev/null)" != "$srcver" ]; then
-		say "extracting the tarball from $(basename "$deb")"
-		rm -rf "$sid/deb"
-		mkdir -p "$sid/deb"
-		dpkg-deb -x "$deb" "$sid/deb"
-		mv "$sid/deb/usr/src/${pkg}.tar.xz" "$tarball"
-		rm -rf "$sid/deb"
-		echo "$srcver" >"$tarball.ver"
-	fi
-	;;
-*)
-	fail "unknown KTREE '$KTREE' (use 6.12 or newest)"
-	;;
-esac
-[ -f "$tarball" ] || fail "missing $tarball"
+# Sets tarball and srcver; the sid download lives in $base/sid-apt.
+ktree_tarball "$KTREE" "$base/sid-apt" || fail "no source tarball for KTREE=$KTREE"
 
 tree=$base/linux-$KTREE
 build=$base/build-$KTREE

@@ -9,6 +9,7 @@
 #   build_module_locked LOG  `make module` for KVER into CACHE under that lock
 #   headers_releases [K]     releases with kernel headers (/lib/modules/<r>/build)
 #   newest_headers [K]       the newest of them
+#   ktree_tarball KTREE DIR  the linux-source tarball of a test kernel tree
 # and for the runners that boot a guest (e2e.sh, hostile.sh, soak.sh,
 # bench.sh):
 #   runner_setup             CACHE, KVER and MODULE defaults
@@ -146,4 +147,66 @@ fail_summary() {
 print_summary() {
 	echo "$1 passed, $2 failed"
 	[ "$2" = 0 ]
+}
+
+# ktree_tarball KTREE SIDDIR: locate the linux-source tarball of a test
+# kernel tree and set the caller's tarball and srcver (its package version).
+# KTREE 6.12: /usr/src/linux-source-6.12.tar.xz (scripts/deps.sh kunit
+# installs it); newest: the newest linux-source-X.Y of Debian sid, fetched
+# into SIDDIR with a private apt configuration (sid is never added to the
+# system's sources) and refreshed every 12 hours. The caller serializes
+# users of SIDDIR. Says why on stderr and returns 1 when there is none.
+ktree_tarball() {
+	local ktree=$1 sid=$2 pkg deb
+	local -a aptopts
+	case "$ktree" in
+	6.12)
+		tarball=/usr/src/linux-source-6.12.tar.xz
+		srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12) || return 1
+		;;
+	newest)
+		mkdir -p "$sid/lists/partial" "$sid/archives/partial" "$sid/etc"
+		echo "deb $(debian_mirror) sid main" >"$sid/etc/sources.list"
+		aptopts=(-o "Dir::Etc::sourcelist=$sid/etc/sources.list"
+			 -o "Dir::Etc::sourceparts=-"
+			 -o "Dir::State::Lists=$sid/lists"
+			 -o "Dir::Cache::pkgcache=$sid/pkgcache.bin"
+			 -o "Dir::Cache::srcpkgcache=$sid/srcpkgcache.bin"
+			 -o "APT::Get::List-Cleanup=0")
+		if [ ! -f "$sid/updated" ] || [ -n "$(find "$sid/updated" -mmin +720)" ]; then
+			echo "apt-get update (private sid lists)" >&2
+			apt-get "${aptopts[@]}" update -qq >/dev/null ||
+				{ echo "sid apt-get update failed" >&2; return 1; }
+			touch "$sid/updated"
+		fi
+		pkg=$(apt-cache "${aptopts[@]}" search --names-only '^linux-source-[0-9]+\.[0-9]+$' |
+			awk '{print $1}' | sort -V | tail -n 1)
+		[ -n "$pkg" ] || { echo "no linux-source package in sid" >&2; return 1; }
+		srcver=$(apt-cache "${aptopts[@]}" show --no-all-versions "$pkg" |
+			sed -n 's/^Version: //p' | head -n 1)
+		deb=$(ls "$sid/archives/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n 1 || true)
+		if [ -z "$deb" ] || [[ "$deb" != *"_${srcver//:/%3a}_"* ]]; then
+			echo "downloading $pkg $srcver from sid" >&2
+			rm -f "$sid/archives/${pkg}_"*.deb
+			(cd "$sid/archives" && apt-get "${aptopts[@]}" download "$pkg" >/dev/null) ||
+				{ echo "apt-get download $pkg failed" >&2; return 1; }
+			deb=$(ls "$sid/archives/${pkg}_"*.deb | sort -V | tail -n 1)
+		fi
+		tarball=$sid/${pkg}.tar.xz
+		if [ ! -f "$tarball" ] || [ "$(cat "$tarball.ver" 2>/dev/null)" != "$srcver" ]; then
+			echo "extracting the tarball from $(basename "$deb")" >&2
+			rm -rf "$sid/deb"
+			mkdir -p "$sid/deb"
+			dpkg-deb -x "$deb" "$sid/deb" || return 1
+			mv "$sid/deb/usr/src/${pkg}.tar.xz" "$tarball" || return 1
+			rm -rf "$sid/deb"
+			echo "$srcver" >"$tarball.ver"
+		fi
+		;;
+	*)
+		echo "unknown KTREE '$ktree' (use 6.12 or newest)" >&2
+		return 1
+		;;
+	esac
+	[ -f "$tarball" ] || { echo "missing $tarball" >&2; return 1; }
 }
