@@ -216,7 +216,7 @@ sed -i 's|^obj-\$(CONFIG_INFINIBAND_SRP)\([[:space:]]*\)+= srp/$|&\nobj-$(CONFIG
 	"$tree/drivers/infiniband/ulp/Makefile"
 grep -q '^obj-\$(CONFIG_INFINIBAND_SRPT).*+= srpt/$' "$tree/drivers/infiniband/ulp/Makefile" ||
 	die "cannot add the Makefile line"
-g add -A
+g add -f -A
 g commit -q -F - <<EOF
 RDMA/srpt: Add a new SCSI RDMA Protocol target driver
 
@@ -245,7 +245,7 @@ EOF
 mkdir -p "$dst/kunit"
 cp "$src"/kunit/*.c "$src"/kunit/*.h "$src/kunit/.kunitconfig" "$dst/kunit/"
 cp "$src/Kconfig" "$dst/Kconfig"
-g add -A
+g add -f -A
 g commit -q -F - <<EOF
 RDMA/srpt: Add KUnit suites
 
@@ -302,7 +302,7 @@ perl -0 -i -pe "s|(\nSCSI RDMA PROTOCOL \(SRP\) TARGET\n(?:[A-Z]:\t[^\n]*\n)*?)(
 	"$tree/MAINTAINERS"
 grep -q '^F:	Documentation/infiniband/ib_srpt.rst$' "$tree/MAINTAINERS" ||
 	say "MAINTAINERS: no 'SCSI RDMA PROTOCOL (SRP) TARGET' entry to extend"
-g add -A
+g add -f -A
 g commit -q -F - <<EOF
 RDMA/srpt: Document the SRP target driver
 
