@@ -935,8 +935,8 @@ static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
  * Return: 0 or the ib_post_recv() error.
  */
 static inline int srpt_post_recv(struct srpt_device *sdev,
-				  struct srpt_rdma_ch *ch,
-				  struct srpt_recv_ioctx *ioctx)
+				 struct srpt_rdma_ch *ch,
+				 struct srpt_recv_ioctx *ioctx)
 {
 	struct ib_recv_wr wr;
 	struct ib_sge list;

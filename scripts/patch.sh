@@ -347,9 +347,7 @@ logins and I/O over soft-RoCE and soft-iWARP (fio verify, initiator
 and HCA removal, target teardown under load) on Debian kernels and on a
 KASAN/lockdep/kmemleak kernel.
 
-Differences from the driver it replaces, all deliberate:
-
-$differs
+Compared with the driver it replaces: $differs
 
 MAINTAINERS (to be filled in by the submitter; patch 4 only adds the
 documentation file to the existing entry):
