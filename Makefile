@@ -76,6 +76,15 @@ bench-scale:
 kunit:
 	@$(SRC)/scripts/kunit.sh
 
+# The project as a patch series against the KTREE=6.12|newest kernel tree, in
+# $(CACHE)/patch/out-<KTREE>/ (OUT=); patch-check also applies it with git am,
+# builds it in-tree with W=1 and runs checkpatch --strict on each patch.
+patch:
+	@$(SRC)/scripts/patch.sh
+
+patch-check:
+	@$(SRC)/scripts/patch.sh --check
+
 hostile:
 	@$(SRC)/scripts/hostile.sh
 

@@ -3,8 +3,10 @@
 #
 # Static checks, tier 1: for the 6.1 and 6.12 headers a W=1 build and a
 # sparse (C=1) pass, then kernel-doc and checkpatch --strict on the driver
-# and its KUnit suites. Every check is one line PASS/FAIL; the run ends with
-# "N passed, N failed" and exits non-zero on any failure.
+# and its KUnit suites, then the patch series against the 6.12 tree
+# (scripts/patch.sh --check; LINT_PATCH=0 skips it). Every check is one line
+# PASS/FAIL; the run ends with "N passed, N failed" and exits non-zero on any
+# failure.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -89,6 +91,17 @@ grep -q '^total: 0 errors, 0 warnings, 0 checks' "$log" || rc=1
 grep -Ev '^total: 0 errors, 0 warnings, 0 checks|^$|has no obvious style problems|^NOTE:' "$log" \
 	>"$log.issues" || true
 result "checkpatch --strict" $rc "$log.issues"
+
+# Sub-tier: the patch series against the 6.12 tree (make patch-check
+# KTREE=6.12; under a minute warm). LINT_PATCH=0 skips it.
+if [ "${LINT_PATCH:-1}" = 1 ]; then
+	log=$LOG/patch.log
+	KTREE=6.12 CACHE=$CACHE "$SRC/scripts/patch.sh" --check >"$log" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL) ' "$log" >"$log.issues" || cp "$log" "$log.issues"
+	[ $rc = 0 ] || grep -q '^FAIL ' "$log.issues" || tail -n 20 "$log" >>"$log.issues"
+	result "patch series 6.12 (git am, in-tree W=1 build, checkpatch --strict)" $rc "$log.issues"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
