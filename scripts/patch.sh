@@ -27,8 +27,9 @@
 # `git rm`). Every tree left behind has the upstream driver deleted.
 #
 # --check: `git am` of the series on a reset of the pristine tree, a W=1
-# in-tree build of drivers/infiniband/ulp/srpt/ (minimal config, build output
-# cached in $CACHE/patch/build-<KTREE>), checkpatch.pl --strict on every patch.
+# in-tree build of drivers/infiniband/ulp/ after each patch (minimal config,
+# build output cached in $CACHE/patch/build-<KTREE>), checkpatch.pl --strict
+# on every patch.
 # Each check prints one PASS/FAIL line; the run ends with "N passed, N failed"
 # and exits non-zero on a failure.
 #
@@ -419,10 +420,7 @@ if [ "$check" = 1 ]; then
 	(
 		set -e
 		mk() { make -s -C "$tree" O="$build" -j2 "$@"; }
-		if [ ! -f "$build/.config" ] || [ "$(cat "$build/.srpt-syms" 2>/dev/null)" != "${syms[*]}" ]; then
-			rm -rf "$build"
-			mkdir -p "$build"
-			mk allnoconfig
+		cfg() {
 			for s in "${syms[@]}"; do
 				"$tree/scripts/config" --file "$build/.config" -e "$s"
 			done
@@ -430,23 +428,34 @@ if [ "$check" = 1 ]; then
 				"$tree/scripts/config" --file "$build/.config" -m "$s"
 			done
 			mk olddefconfig
+		}
+		if [ ! -f "$build/.config" ] || [ "$(cat "$build/.srpt-syms" 2>/dev/null)" != "${syms[*]}" ]; then
+			rm -rf "$build"
+			mkdir -p "$build"
+			mk allnoconfig
+			cfg
 			echo "${syms[*]}" >"$build/.srpt-syms"
-		else
-			mk olddefconfig
 		fi
+		mk modules_prepare
+		# Every patch builds: drivers/infiniband/ulp/ after each of them.
+		for n in $(seq $((${#patches[@]} - 1)) -1 0); do
+			g checkout -q "check~$n"
+			echo "== check~$n: $(g log -1 --format=%s)"
+			cfg
+			rm -rf "${build:?}/$SRPT_REL"
+			mk W=1 drivers/infiniband/ulp/
+		done
+		g checkout -q check
 		for w in $want; do
 			grep -q "^CONFIG_${w#*:}=${w%%:*}\$" "$build/.config" ||
 				{ echo "config: CONFIG_${w#*:} is not ${w%%:*}"; exit 1; }
 		done
-		rm -rf "${build:?}/$SRPT_REL"
-		mk modules_prepare
-		mk W=1 "$SRPT_REL/"
 		[ -f "$build/$SRPT_REL/ib_srpt.o" ]
 	) >"$log" 2>&1 7>&- 9>&- || rc=$?
 	exec 7>&-
 	grep -E 'warning:|error:' "$log" >"$log.issues" && rc=1
 	[ -s "$log.issues" ] || cp "$log" "$log.issues"
-	result "in-tree build W=1 $SRPT_REL/ (INFINIBAND_SRPT=m, KUnit symbol on)" $rc "$log.issues"
+	result "in-tree build W=1 after each patch (INFINIBAND_SRPT=m, KUnit symbol on)" $rc "$log.issues"
 
 	# checkpatch --strict on every patch, from the tree. Files a patch adds
 	# or removes under drivers/infiniband/ulp/srpt/ are covered by the
