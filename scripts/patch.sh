@@ -104,7 +104,8 @@ if [ "$(cat "$tree/.git/srpt-patch-version" 2>/dev/null)" != "$srcver" ]; then
 	say "unpacking $(basename "$tarball") ($srcver) into $tree (a few minutes)"
 	rm -rf "$tree" "$tree.tmp" "$build" "$kbuild"
 	mkdir -p "$tree.tmp"
-	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 || die "cannot unpack $tarball"
+	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 ||
+		{ rm -rf "$tree.tmp"; die "cannot unpack $tarball"; }
 	(
 		cd "$tree.tmp"
 		git init -q
@@ -133,7 +134,8 @@ if [ "$(cat "$tree/.git/srpt-patch-version" 2>/dev/null)" != "$srcver" ]; then
 		$sob
 		EOF
 		git tag removal
-	) >"$logs/prepare.log" 2>&1 || die "cannot prepare the git tree (see $logs/prepare.log)"
+	) >"$logs/prepare.log" 2>&1 ||
+		{ rm -rf "$tree.tmp"; die "cannot prepare the git tree (see $logs/prepare.log)"; }
 	echo "$srcver" >"$tree.tmp/.git/srpt-patch-version"
 	mv "$tree.tmp" "$tree"
 fi
@@ -390,7 +392,10 @@ result() { # name status log
 		fail=$((fail + 1))
 	fi
 }
-mapfile -t patches < <(ls "$OUT"/*.patch | grep -v '/0000-')
+patches=()
+for p in "$OUT"/*.patch; do
+	[[ "$p" == */0000-* ]] || patches+=("$p")
+done
 
 # git am on a reset of the pristine tree.
 ct=$(date +%s)
