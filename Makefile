@@ -29,7 +29,7 @@ TRANSPORT ?= rxe
 export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR TRANSPORT
 
 .PHONY: all module deps clean lint e2e bench bench-scale kunit demo check \
-	hostile man install uninstall dkms soak
+	hostile man install uninstall dkms deb soak
 
 all: module
 
@@ -60,6 +60,10 @@ uninstall:
 dkms:
 	@$(SRC)/scripts/deps.sh dkms
 	@$(SRC)/scripts/install.sh dkms
+
+# ib-srpt-dkms_<version>_all.deb (debhelper, dh-dkms) in out/ (DEB_OUT=).
+deb:
+	@$(SRC)/scripts/deb.sh
 
 lint:
 	@$(SRC)/scripts/lint.sh

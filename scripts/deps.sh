@@ -4,7 +4,7 @@
 # Install what the build, the VM bench, KUnit and the hostile-initiator tests
 # need, from Debian's archive only. Idempotent and quiet when all is present;
 # otherwise it says what it installs (on stderr) before touching the system.
-# Usage: scripts/deps.sh [tools|host|build|vm|kunit|dkms|all]   (default: all)
+# Usage: scripts/deps.sh [tools|host|build|vm|kunit|dkms|deb|all]   (default: all)
 #   tools  build tools only
 #   host   build tools and the running kernel's headers, if Debian has them
 #          (plain `make`: never adds an apt source, never installs a kernel)
@@ -13,6 +13,7 @@
 #   vm     build + the guest kernels, QEMU, rdma-core, targetcli, fio...
 #   kunit  build + linux-source-6.12
 #   dkms   Debian's dkms package
+#   deb    what `make deb` needs: debhelper, dh-dkms, lintian
 #   all    build + vm + kunit
 set -euo pipefail
 
@@ -125,7 +126,8 @@ build) need "${build_pkgs[@]}"; need_612 headers ;;
 vm) need "${build_pkgs[@]}" "${vm_pkgs[@]}"; need_612 kernel ;;
 kunit) need "${build_pkgs[@]}" "${kunit_pkgs[@]}"; need_612 headers ;;
 dkms) need dkms ;;
+deb) need debhelper dh-dkms lintian ;;
 all) need "${build_pkgs[@]}" "${vm_pkgs[@]}" "${kunit_pkgs[@]}"; need_612 kernel ;;
-*) echo "usage: $0 [tools|host|build|vm|kunit|dkms|all]" >&2; exit 2 ;;
+*) echo "usage: $0 [tools|host|build|vm|kunit|dkms|deb|all]" >&2; exit 2 ;;
 esac
 exit 0

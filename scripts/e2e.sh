@@ -92,6 +92,13 @@ if [[ " ${scenarios[*]} " == *" 79-ib-cm "* ]]; then
 		ibcm_ko=$out/ibcm/srpt_ibcm.ko || echo "e2e: building srpt_ibcm.ko failed (see $out/ibcm-build.log)"
 fi
 
+# 89-deb's package, built from this tree with Debian's tooling.
+deb_file=
+if [[ " ${scenarios[*]} " == *" 89-deb "* ]]; then
+	deb_file=$(DEB_OUT=$out/deb LINTIAN=0 CACHE=$CACHE "$REPO/scripts/deb.sh" 2>"$out/deb-build.log" | tail -n 1) ||
+		{ echo "e2e: make deb failed (see $out/deb-build.log)"; deb_file=; }
+fi
+
 # Guest budget: sum of scenario timeouts plus boot and slack.
 # (A scenario that times out also spends up to 150 s in cleanup.)
 # The debug kernel runs about three times slower: its scenarios get twice
@@ -109,7 +116,8 @@ start=$(date +%s)
 	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
 	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
 	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
-	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko"
+	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko" \
+	--env "SRPT_DEB=$deb_file"
 vmrc=$?
 secs=$(( $(date +%s) - start ))
 

@@ -30,6 +30,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
+# What udev or systemd would add: bash's <(...) needs /dev/fd (dkms uses it).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # The checkout may live below a directory that gets a tmpfs here (a CI
 # clone under /tmp, say): keep it reachable at the same path.
 repo=$(sed -n 's/^REPO=//p' /out/vm.env)
