@@ -587,3 +587,21 @@ kmemleak_report() {
 	echo clear >"$k"
 	[ ! -s "$1" ]
 }
+
+# serve_verify_unload BS SERIAL: LUN 0 on BS in tpgt_1 (already made), the
+# initiator's ACL, enable, log in, check the 64 MiB disk (SERIAL) and
+# fio-verify it, log out, tear down and unload ib_srpt.
+serve_verify_unload() {
+	local disk
+	srpt_lun 0 "$1" || return 1
+	srpt_acl_add || return 1
+	srpt_enable || return 1
+	srp_login || return 1
+	disk=$(srp_disk 0) || return 1
+	check_disk "$disk" $((64 * 1048576)) "$2" || return 1
+	fio_verify "$disk" 4k randwrite 8M 8 || return 1
+	srp_logout || return 1
+	srpt_teardown || return 1
+	modprobe -r ib_srpt || return 1
+	! grep -qw '^ib_srpt' /proc/modules || die "modprobe -r left ib_srpt loaded"
+}

@@ -48,17 +48,7 @@ w=$SRPT_CFS/$(srpt_wwn)
 mkdir -p "$w/tpgt_1"
 expect_eq "discovery_auth/rdma_cm_port from the module parameter" \
 	"$(cat "$SRPT_CFS/discovery_auth/rdma_cm_port")" "$RDMA_CM_PORT"
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
-srp_login
-disk=$(srp_disk 0)
-check_disk "$disk" $((64 * 1048576)) e2e-install-nb0
-fio_verify "$disk" 4k randwrite 8M 8
-srp_logout
-srpt_teardown
-modprobe -r ib_srpt
-grep -qw '^ib_srpt' /proc/modules && die "modprobe -r left ib_srpt loaded"
+serve_verify_unload "$bs" e2e-install-nb0
 
 # DKMS, for every installed kernel with headers (here 6.1 and 6.12): two
 # module builds and depmods under TCG, several minutes, so only with

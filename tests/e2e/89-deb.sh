@@ -84,17 +84,7 @@ dev=$(bs_null nb0 64)
 bs=$(lio_iblock nb0 "$dev")
 lio_serial "$bs" e2e-deb-nb0
 mkdir -p "$SRPT_CFS/$(srpt_wwn)/tpgt_1"
-srpt_lun 0 "$bs"
-srpt_acl_add
-srpt_enable
-srp_login
-disk=$(srp_disk 0)
-check_disk "$disk" $((64 * 1048576)) e2e-deb-nb0
-fio_verify "$disk" 4k randwrite 8M 8
-srp_logout
-srpt_teardown
-modprobe -r ib_srpt
-grep -qw '^ib_srpt' /proc/modules && die "modprobe -r left ib_srpt loaded"
+serve_verify_unload "$bs" e2e-deb-nb0
 
 log "apt remove ib-srpt-dkms"
 apt-get remove -y ib-srpt-dkms >/tmp/deb-remove.log 2>&1 ||
