@@ -133,6 +133,9 @@ static DEFINE_MUTEX(srpt_rdma_cm_mutex);
 static unsigned int srpt_net_id;
 /* Every namespace with a listener, so the initial one can see them all. */
 static LIST_HEAD(srpt_listening_nets);
+/* Configfs network portals (tpgt_N/np/<address>:<port>) of all namespaces. */
+static LIST_HEAD(srpt_portals);
+static DEFINE_SPINLOCK(srpt_portal_lock);
 /* Outside struct srpt_net: readable before and after the pernet data. */
 static u16 srpt_init_net_port;
 static u16 srpt_rdma_cm_port_param;
@@ -4334,7 +4337,33 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	return ret;
 }
 
-/* Return: non-zero only to make the RDMA/CM destroy a rejected @cm_id. */
+/*
+ * The device a portal's listener is bound to goes away; the RDMA/CM waits
+ * for the ID to be destroyed. Return: 1 (the RDMA/CM destroys it) if it is
+ * a portal's, 0 if rmdir already took it and destroys it itself.
+ */
+static int srpt_portal_device_gone(struct rdma_cm_id *cm_id)
+{
+	struct srpt_portal *p;
+	int ret = 0;
+
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (p->cm_id == cm_id) {
+			p->cm_id = NULL;
+			p->closed_why = "its RDMA device was removed";
+			ret = 1;
+			break;
+		}
+	}
+	if (ret)
+		pr_info("RDMA/CM listener %pISpc (netns net:[%u]) closed: its RDMA device was removed\n",
+			&p->addr, p->inum);
+	spin_unlock(&srpt_portal_lock);
+	return ret;
+}
+
+/* Return: non-zero only to make the RDMA/CM destroy @cm_id. */
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
@@ -4347,8 +4376,13 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		if (ch)
 			srpt_cm_rtu_recv(ch);
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* No channel: a portal's listener bound to that device. */
+		if (!ch)
+			return srpt_portal_device_gone(cm_id);
+		srpt_close_ch(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
@@ -4472,6 +4506,66 @@ out:
 	return ret;
 }
 
+/**
+ * srpt_portal_parse() - parse a network portal name.
+ * @net: namespace that resolves an IPv6 scope given as an interface name.
+ * @name: "<IPv4>:<port>" or "[<IPv6>[%<scope>]]:<port>", iSCSI's np form;
+ *        IPv6 takes brackets and IPv4 none.
+ * @addr: the address and port.
+ *
+ * Return: 0, or -EINVAL for anything else, including port 0.
+ */
+static int srpt_portal_parse(struct net *net, const char *name,
+			     struct sockaddr_storage *addr)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon = strrchr(name, ':');
+	unsigned short af = AF_INET;
+	size_t len;
+	u16 port;
+
+	/* inet_pton_with_scope() leaves flowinfo and scope_id as they were. */
+	memset(addr, 0, sizeof(*addr));
+	if (!colon || !isdigit(colon[1]) || kstrtou16(colon + 1, 10, &port) ||
+	    !port)
+		return -EINVAL;
+	len = colon - name;
+	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
+		name++;
+		len -= 2;
+		af = AF_INET6;
+	}
+	if (!len || len >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, name, len);
+	host[len] = '\0';
+	return inet_pton_with_scope(net, af, host, colon + 1, addr);
+}
+
+/*
+ * Closes @p's listener (channels stay) and lets its namespace go.
+ * Return: whether a listener was open.
+ */
+static bool srpt_portal_close(struct srpt_portal *p, const char *why)
+{
+	struct rdma_cm_id *id;
+
+	lockdep_assert_held(&srpt_rdma_cm_mutex);
+
+	spin_lock(&srpt_portal_lock);
+	id = p->cm_id;
+	p->cm_id = NULL;
+	if (id)
+		p->closed_why = why;
+	spin_unlock(&srpt_portal_lock);
+	if (id)
+		rdma_destroy_id(id);
+	if (p->net)
+		put_net(p->net);
+	p->net = NULL;
+	return id;
+}
+
 /*
  * Runs at unload for every namespace; for one being dismantled it finds
  * none (listeners pin it), but closing them stays correct regardless.
@@ -4521,6 +4615,7 @@ static bool srpt_net_has_rdma(struct net *net)
 static void srpt_prune_listeners(struct work_struct *work)
 {
 	struct srpt_net *sn, *next;
+	struct srpt_portal *p;
 
 	mutex_lock(&srpt_rdma_cm_mutex);
 	list_for_each_entry_safe(sn, next, &srpt_listening_nets, node) {
@@ -4529,6 +4624,14 @@ static void srpt_prune_listeners(struct work_struct *work)
 		pr_info("netns net:[%u] has no RDMA interface left: closing its RDMA/CM listener\n",
 			sn->net->ns.inum);
 		srpt_rdma_cm_unlisten(sn->net, sn);
+	}
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (!p->net || net_eq(p->net, &init_net) ||
+		    srpt_net_has_rdma(p->net))
+			continue;
+		pr_info("netns net:[%u] has no RDMA interface left: closing RDMA/CM listener %pISpc\n",
+			p->inum, &p->addr);
+		srpt_portal_close(p, "its network namespace has no RDMA interface left");
 	}
 	mutex_unlock(&srpt_rdma_cm_mutex);
 }
@@ -5690,11 +5793,16 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
-/* "net:[<inode>] <port>": all namespaces from init_net, else the reader's. */
+/*
+ * "net:[<inode>] <port>" per rdma_cm_port listener, then "net:[<inode>]
+ * <address>:<port>" per open portal: all namespaces from init_net, else
+ * the reader's.
+ */
 static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 					   char *page)
 {
 	struct net *cur = current->nsproxy->net_ns;
+	struct srpt_portal *p;
 	struct srpt_net *sn;
 	int len = 0;
 
@@ -5703,6 +5811,12 @@ static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 		if (net_eq(cur, &init_net) || net_eq(cur, sn->net))
 			len += sysfs_emit_at(page, len, "net:[%u] %u\n",
 					     sn->net->ns.inum, sn->port);
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node)
+		if (p->cm_id && (net_eq(cur, &init_net) || p->inum == cur->ns.inum))
+			len += sysfs_emit_at(page, len, "net:[%u] %pISpc\n",
+					     p->inum, &p->addr);
+	spin_unlock(&srpt_portal_lock);
 	mutex_unlock(&srpt_rdma_cm_mutex);
 	return len;
 }
@@ -5743,6 +5857,104 @@ static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
 }
 
 CONFIGFS_ATTR(srpt_, rdma_cm_listeners);
+
+/**
+ * srpt_make_np() - configfs mkdir of tpgt_N/np/<address>:<port>.
+ * @tpg: the TPG the directory is made in.
+ * @group: the np group (unused).
+ * @name: see srpt_portal_parse().
+ *
+ * Listens on the address in the namespace of the process calling mkdir,
+ * whichever TPG the directory is in: the address picks the RDMA device,
+ * and so the target port a login reaches. Context: process, takes
+ * srpt_rdma_cm_mutex.
+ *
+ * Return: the np, or an ERR_PTR() (the target core reports -EINVAL).
+ */
+static struct se_tpg_np *srpt_make_np(struct se_portal_group *tpg,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct srpt_portal *p;
+	struct rdma_cm_id *id;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	ret = srpt_portal_parse(net, name, &p->addr);
+	if (ret) {
+		pr_err("np %s: the name must be <IPv4>:<port> or [<IPv6>]:<port> with a port from 1 to 65535\n",
+		       name);
+		goto free;
+	}
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	id = srpt_rdma_cm_listen_on(net, (struct sockaddr *)&p->addr);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		mutex_unlock(&srpt_rdma_cm_mutex);
+		pr_err("np %s: cannot listen in netns net:[%u]: %d; the address must be on an RDMA interface there and the port free on it (rdma_cm_port and portals on 0.0.0.0 or [::] take the port on every address)\n",
+		       name, net->ns.inum, ret);
+		goto free;
+	}
+	p->net = get_net(net);
+	p->inum = net->ns.inum;
+	spin_lock(&srpt_portal_lock);
+	p->cm_id = id;
+	list_add_tail(&p->node, &srpt_portals);
+	spin_unlock(&srpt_portal_lock);
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	pr_info("RDMA/CM listener %pISpc in netns net:[%u]\n", &p->addr,
+		p->inum);
+	return &p->np;
+
+free:
+	kfree(p);
+	return ERR_PTR(ret);
+}
+
+/* rmdir: logins made through the portal keep their channels. */
+static void srpt_drop_np(struct se_tpg_np *np)
+{
+	struct srpt_portal *p = container_of(np, struct srpt_portal, np);
+	bool open;
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	open = srpt_portal_close(p, NULL);
+	spin_lock(&srpt_portal_lock);
+	list_del(&p->node);
+	spin_unlock(&srpt_portal_lock);
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	if (open)
+		pr_info("RDMA/CM listener %pISpc removed (netns net:[%u])\n",
+			&p->addr, p->inum);
+	kfree(p);
+}
+
+/* "listening in net:[<inode>]" or "closed: <reason>". */
+static ssize_t srpt_np_listener_show(struct config_item *item, char *page)
+{
+	struct srpt_portal *p = container_of(to_tpg_np(item),
+					     struct srpt_portal, np);
+	ssize_t ret;
+
+	spin_lock(&srpt_portal_lock);
+	if (p->cm_id)
+		ret = sysfs_emit(page, "listening in net:[%u]\n", p->inum);
+	else
+		ret = sysfs_emit(page, "closed: %s\n", p->closed_why);
+	spin_unlock(&srpt_portal_lock);
+	return ret;
+}
+
+CONFIGFS_ATTR_RO(srpt_np_, listener);
+
+static struct configfs_attribute *srpt_np_attrs[] = {
+	&srpt_np_attr_listener,
+	NULL,
+};
 
 static struct configfs_attribute *srpt_da_attrs[] = {
 	&srpt_attr_rdma_cm_port,
@@ -5894,8 +6106,11 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_make_tpg		= srpt_make_tpg,
 	.fabric_enable_tpg		= srpt_enable_tpg,
 	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_make_np			= srpt_make_np,
+	.fabric_drop_np			= srpt_drop_np,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_tpg_np_base_attrs		= srpt_np_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,
 	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,

@@ -27,6 +27,8 @@
  *   [LIO acl_node_mutex]      taken by the target core under the above
  *   srpt_port.mutex           the port's initiators and their channels
  *   srpt_rdma_ch.spinlock     innermost; irqsave, any context
+ *   srpt_portal_lock          portal listeners; under srpt_rdma_cm_mutex
+ *                             or alone (RDMA/CM handler), nothing under it
  * srpt_port_id.mutex and srpt_port.mutex are never held together. The IB
  * CM and RDMA/CM handlers take locks from srpt_dev_mutex inward; configfs
  * callbacks enter at srpt_rdma_cm_mutex (listeners) or srpt_port_id.mutex
@@ -820,6 +822,31 @@ struct srpt_net {
 	struct list_head	node;
 	struct net		*net;
 	u16			port;
+};
+
+/**
+ * struct srpt_portal - an RDMA/CM listener on one address, a configfs np.
+ * @np: the target core's np item (tpgt_N/np/<address>:<port>).
+ * @addr: address and port from the directory name.
+ * @node: on srpt_portals, from mkdir to rmdir.
+ * @cm_id: the listener; NULL once closed (its device removed, or its
+ *         namespace left without an RDMA interface).
+ * @net: namespace of the process that made the directory, referenced
+ *       until rmdir or until srpt_prune_listeners() closes the listener.
+ * @inum: that namespace's inode number, kept for listings and messages.
+ * @closed_why: why @cm_id is NULL, for the np's listener attribute.
+ *
+ * @node and @net change under srpt_rdma_cm_mutex; @cm_id and @closed_why
+ * also under srpt_portal_lock, which the RDMA/CM handler takes.
+ */
+struct srpt_portal {
+	struct se_tpg_np	np;
+	struct sockaddr_storage	addr;
+	struct list_head	node;
+	struct rdma_cm_id	*cm_id;
+	struct net		*net;
+	unsigned int		inum;
+	const char		*closed_why;
 };
 
 #endif /* IB_SRPT_H */

@@ -286,6 +286,69 @@ static void srpt_acl_rejects_junk(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(id, 16, SRPT_TEST_POISON));
 }
 
+struct srpt_test_portal {
+	const char	*name;
+	unsigned short	family;
+	const char	*addr;		/* as %pISc prints it */
+	u16		port;
+	u32		scope;
+};
+
+static const struct srpt_test_portal srpt_test_portals[] = {
+	{ "10.0.0.1:5555", AF_INET, "10.0.0.1", 5555 },
+	{ "0.0.0.0:65535", AF_INET, "0.0.0.0", 65535 },
+	{ "[fd00::1]:4420", AF_INET6, "fd00::1", 4420 },
+	{ "[::]:1", AF_INET6, "::", 1 },
+	{ "[fe80::2:c903:a:bcde%7]:5555", AF_INET6, "fe80::2:c903:a:bcde", 5555, 7 },
+};
+
+static void srpt_test_portal_desc(const struct srpt_test_portal *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(srpt_test_portals, srpt_test_portals, srpt_test_portal_desc);
+
+static void srpt_portal_name(struct kunit *test)
+{
+	const struct srpt_test_portal *p = test->param_value;
+	struct sockaddr_storage ss;
+	char got[INET6_ADDRSTRLEN];
+
+	memset(&ss, 0xa5, sizeof(ss));
+	KUNIT_ASSERT_EQ(test, srpt_portal_parse(&init_net, p->name, &ss), 0);
+	KUNIT_EXPECT_EQ(test, ss.ss_family, p->family);
+	snprintf(got, sizeof(got), "%pISc", &ss);
+	KUNIT_EXPECT_STREQ(test, got, p->addr);
+	if (p->family == AF_INET) {
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(((struct sockaddr_in *)&ss)->sin_port),
+				p->port);
+	} else {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(a6->sin6_port), p->port);
+		KUNIT_EXPECT_EQ(test, a6->sin6_scope_id, p->scope);
+	}
+}
+
+static const char * const srpt_portal_junk[] = {
+	"", ":5555", "10.0.0.1", "10.0.0.1:", "10.0.0.1:0", "10.0.0.1:65536",
+	"10.0.0.1:+5555", "10.0.0.1:5555x", "10.0.0.1: 5555", "fd00::1:5555",
+	"[fd00::1]5555", "[fd00::1]:", "[]:5555", "[10.0.0.1]:5555",
+	"fd00::1]:5555", "[fd00::1:5555", "256.0.0.1:5555", "[gggg::1]:5555",
+	"host.example:5555",
+};
+
+KUNIT_ARRAY_PARAM(srpt_portal_junk, srpt_portal_junk, srpt_test_str_desc);
+
+static void srpt_portal_rejects_junk(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	struct sockaddr_storage ss;
+
+	KUNIT_EXPECT_EQ(test, srpt_portal_parse(&init_net, *name, &ss), -EINVAL);
+}
+
 static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_hex_with_prefix),
 	KUNIT_CASE(srpt_name_hex_without_prefix),
@@ -300,6 +363,8 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_acl_guid_vs_port_id_match),
 	KUNIT_CASE_PARAM(srpt_acl_ip, srpt_acl_ips_gen_params),
 	KUNIT_CASE_PARAM(srpt_acl_rejects_junk, srpt_acl_junk_gen_params),
+	KUNIT_CASE_PARAM(srpt_portal_name, srpt_test_portals_gen_params),
+	KUNIT_CASE_PARAM(srpt_portal_rejects_junk, srpt_portal_junk_gen_params),
 	{}
 };
 

@@ -60,11 +60,12 @@ elif [ "$MODULE" = ours ]; then
 	fi
 fi
 
-# 88-netns runs soft-iWARP whatever TRANSPORT is: rdma_rxe of 6.1 and 6.12
-# sends and receives in the initial network namespace only. Debian's
-# kernels have no siw.ko; build it (cached) for the guest, as TRANSPORT=siw
-# does in vm.sh. Without it the scenario fails saying so.
-if [[ " ${scenarios[*]} " == *" 88-netns "* ]] && [ -z "${SIW_KO:-}" ] &&
+# 88-netns and 92-portals run soft-iWARP in a namespace whatever TRANSPORT
+# is: rdma_rxe of 6.1 and 6.12 sends and receives in the initial network
+# namespace only. Debian's kernels have no siw.ko; build it (cached) for
+# the guest, as TRANSPORT=siw does in vm.sh. Without it they fail saying so.
+if [[ " ${scenarios[*]} " == *" 88-netns "* || " ${scenarios[*]} " == *" 92-portals "* ]] &&
+	[ -z "${SIW_KO:-}" ] &&
 	[ "$TRANSPORT" != siw ]; then
 	SIW_KO=$(CACHE=$CACHE "$REPO/scripts/siw.sh" "$KVER" 2>"$out/siw-build.log") ||
 		{ echo "e2e: cannot build siw.ko for $KVER (see $out/siw-build.log)"; SIW_KO=; }

@@ -310,7 +310,8 @@ srpt_acl_add() {
 srpt_enable() { echo 1 >"$(tpg_dir)/enable" || die "enable tpgt_1"; }
 
 # srpt_tpg_remove TPG_DIR: disable the TPG, remove its ACLs (with their
-# mapped LUNs) and LUNs, then the TPG itself; fails when it is still there.
+# mapped LUNs), LUNs and network portals, then the TPG itself; fails when
+# it is still there.
 srpt_tpg_remove() {
 	local t=$1 a l
 	echo 0 >"$t/enable" 2>/dev/null
@@ -327,6 +328,9 @@ srpt_tpg_remove() {
 		[ -d "$l" ] || continue
 		find "$l" -maxdepth 1 -type l -delete
 		rmdir "$l"
+	done
+	for l in "$t"/np/*; do
+		[ -d "$l" ] && rmdir "$l"
 	done
 	rmdir "$t"
 }
