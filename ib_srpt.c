@@ -3757,7 +3757,7 @@ static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 		    !memcmp(ini->t_port_id, t_port_id, 16))
 			return ini;
 
-	ini = kzalloc(sizeof(*ini), GFP_KERNEL);
+	ini = kzalloc_obj(*ini, GFP_KERNEL);
 	if (!ini)
 		return NULL;
 	INIT_LIST_HEAD(&ini->ch_list);
@@ -3949,7 +3949,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	struct srpt_rdma_ch *ch;
 
 	lockdep_assert_held(&sdev->sdev_mutex);
-	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	ch = kzalloc_obj(*ch, GFP_KERNEL);
 	if (!ch)
 		return NULL;
 	kref_init(&ch->kref);
@@ -4081,8 +4081,8 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 	u8 depth, resources;
 	int ret = -ENOMEM;
 
-	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
-	rep = kzalloc(sizeof(*rep), GFP_KERNEL);
+	rsp = kzalloc_obj(*rsp, GFP_KERNEL);
+	rep = kzalloc_obj(*rep, GFP_KERNEL);
 	if (!rsp || !rep)
 		goto out;
 	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, ch->max_it_iu_len,
@@ -5475,7 +5475,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 		return ERR_PTR(-EINVAL);
 	}
 
-	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
+	stpg = kzalloc_obj(*stpg, GFP_KERNEL);
 	if (!stpg)
 		return ERR_PTR(-ENOMEM);
 	stpg->sport_id = port_id;
@@ -5880,7 +5880,7 @@ static struct se_tpg_np *srpt_make_np(struct se_portal_group *tpg,
 	struct rdma_cm_id *id;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc_obj(*p, GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	ret = srpt_portal_parse(net, name, &p->addr);

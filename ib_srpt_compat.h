@@ -48,4 +48,12 @@
 #define SRPT_TFO_LEGACY_OPS
 #endif
 
+#ifndef kzalloc_obj
+/*
+ * kzalloc_obj(), the typed kzalloc(sizeof(*p)), came with 7.0 and was
+ * backported to later 6.12 stable releases: test for it, not the version.
+ */
+#define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
+#endif
+
 #endif /* IB_SRPT_COMPAT_H */

@@ -163,9 +163,20 @@ mkdir -p "$dst"
 
 # The compat header for this kernel only: version checks resolved.
 kv=$(make -s -C "$tree" kernelversion)
-python3 - "$src/ib_srpt_compat.h" "$kv" >"$dst/ib_srpt_compat.h" <<'EOF' ||
-import re, sys
-path, kv = sys.argv[1], sys.argv[2]
+python3 - "$src/ib_srpt_compat.h" "$kv" "$tree" >"$dst/ib_srpt_compat.h" <<'EOF' ||
+import os, re, sys
+path, kv, tree = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def defined(name):
+    # "#ifndef NAME" shims: does the tree's include/linux define NAME?
+    pat = re.compile(r"#\s*define\s+" + re.escape(name) + r"\b")
+    for d, _, files in os.walk(os.path.join(tree, "include", "linux")):
+        for f in files:
+            with open(os.path.join(d, f), errors="replace") as fh:
+                if pat.search(fh.read()):
+                    return True
+    return False
+
 ver = tuple(int(x) for x in re.findall(r"\d+", kv)[:3])
 ops = {">=": lambda a, b: a >= b, "<": lambda a, b: a < b,
        ">": lambda a, b: a > b, "<=": lambda a, b: a <= b}
@@ -176,6 +187,10 @@ for line in open(path):
     m = cond.match(line)
     if m:
         stack.append([ops[m[1]](ver, tuple(int(m[i]) for i in (2, 3, 4))), True])
+        continue
+    m = re.match(r"#ifndef (\w+)\s*$", line)
+    if m and m[1] != "IB_SRPT_COMPAT_H":
+        stack.append([not defined(m[1]), True])
         continue
     if re.match(r"#\s*if", line):
         stack.append([True, False])
@@ -192,7 +207,7 @@ text = re.sub(r"\n{3,}", "\n\n", text)
 text = text.replace(" * Kernel version differences, all in one place. The driver is written\n"
                     " * against the newest API; older kernels are shimmed here.\n",
                     " * Target core and header differences, all in one place.\n")
-if "LINUX_VERSION_CODE" in text:
+if "LINUX_VERSION_CODE" in text or re.search(r"#ifndef (?!IB_SRPT_COMPAT_H)", text):
     sys.exit("unresolved version check left in ib_srpt_compat.h")
 sys.stdout.write(text)
 EOF
