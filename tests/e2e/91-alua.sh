@@ -250,6 +250,9 @@ expect_eq "relative target port of path B" "$rb" "$RTPI_B"
 [ "$ra" != "$rb" ] || die "both paths report relative target port $ra"
 expect_rtpg 0x00 0x01
 
+# detect_prio no: multipathd would otherwise pick "prio sysfs", which
+# reads scsi_dh_alua's cached state; right after login that may still be
+# active/optimized for both paths (seen once: both in one path group).
 cat >"$MPCONF" <<'EOF'
 defaults {
 	user_friendly_names no
@@ -268,7 +271,9 @@ devices {
 		product ".*"
 		uid_attribute ""
 		path_grouping_policy group_by_prio
+		detect_checker no
 		path_checker tur
+		detect_prio no
 		prio alua
 		hardware_handler "1 alua"
 		no_path_retry queue
