@@ -80,6 +80,8 @@ cleanup() {
 	[ -n "$fiopid" ] && wait "$fiopid" 2>/dev/null
 	srp_logout >/dev/null 2>&1
 	srpt_teardown >/dev/null 2>&1
+	# Later scenarios' disks get no device handler, as before this one.
+	modprobe -r dm_service_time dm_multipath scsi_dh_alua 2>/dev/null
 	rxe_del "$RXE_B" "$ND_B"
 	rm -f "$MPCONF" /tmp/alua-fio.json
 	return 0
