@@ -77,7 +77,7 @@ run_tier() { # name command...
 }
 
 E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
-E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,ib-cm,t10-pi,pr-fence,netns,deb,trace,portals
+E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,dm-mad,ib-cm,t10-pi,pr-fence,netns,deb,trace,alua,portals
 for t in $TIERS; do
 	case "$t" in
 	lint) run_tier lint "$SRC/scripts/lint.sh" ;;

@@ -150,6 +150,31 @@ rxe_setup() {
 	log "soft-RoCE $RXE on v0 ($TARGET_ADDR) active"
 }
 
+# rxe_add DEV NETDEV ADDR: one more soft-RoCE device DEV over a new veth
+# pair NETDEV/NETDEV-p with the IPv6 ADDR on NETDEV (rxe_setup's rxe0 on
+# v0 stays), port ACTIVE. Undo with rxe_del DEV NETDEV. The helpers that
+# name a device (srpt_wwn, tpg_dir, srpt_acl_add...) act on $RXE: set it
+# (e.g. "local RXE=DEV" in a function) to work on DEV's target port.
+rxe_add() {
+	local dev=$1 nd=$2 addr=$3
+	modprobe -a rdma_rxe veth || die "modprobe rdma_rxe veth" || return 1
+	/usr/sbin/ip link add "$nd" type veth peer name "$nd-p" || die "veth $nd" || return 1
+	/usr/sbin/ip link set "$nd" up
+	/usr/sbin/ip link set "$nd-p" up
+	/usr/sbin/ip -6 addr add "$addr/64" dev "$nd" nodad || die "address $addr" || return 1
+	/usr/bin/rdma link add "$dev" type rxe netdev "$nd" || die "rdma link add $dev" || return 1
+	wait_for 20 grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ||
+		die "$dev port not ACTIVE" || return 1
+	wait_for 10 test -s "/sys/class/infiniband/$dev/ports/1/gids/0"
+	log "soft-RoCE $dev on $nd ($addr) active"
+}
+
+rxe_del() {
+	/usr/bin/rdma link delete "$1" 2>/dev/null
+	/usr/sbin/ip link delete "$2" 2>/dev/null
+	return 0
+}
+
 # 16 hex digits of the HCA node GUID (= the target's service GUID by default).
 node_guid_hex() {
 	tr -d ':\n' <"/sys/class/infiniband/$RXE/node_guid"
@@ -360,6 +385,11 @@ srpt_teardown() {
 		m=${m%/}
 		[ -d "$m" ] || continue
 		case "$(basename "$m")" in alua|statistics|pr|wwn) continue ;; esac
+		# ALUA target port groups made for the backstore go first.
+		for t in "$m"/alua/*/; do
+			t=${t%/}
+			[ "$(basename "$t")" = default_tg_pt_gp ] || rmdir "$t" 2>/dev/null
+		done
 		rmdir "$m" 2>/dev/null || log "cannot remove backstore $m"
 	done
 	for m in "$LIO"/core/*_*; do
