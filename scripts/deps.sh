@@ -75,7 +75,7 @@ tool_pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod cpio
 build_pkgs=("${tool_pkgs[@]}" linux-headers-amd64)
 vm_pkgs=(linux-image-amd64 qemu-system-x86 busybox-static rdma-core
 	 ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev targetcli-fb
-	 python3-rtslib-fb fio sg3-utils iproute2 dmsetup multipath-tools udev
+	 python3-rtslib-fb fio sg3-utils iproute2 dmsetup multipath-tools udev jq
 	 procps util-linux e2fsprogs dbus dkms nvme-cli perftest linux-perf)
 kunit_pkgs=(linux-source-6.12 python3)
 

@@ -232,6 +232,23 @@ set_state() { # GROUP STATE
 	echo "$2" >"$BS/alua/$1/alua_access_state"
 }
 
+# step STATE ACTIVE IDLE CHECKER WHAT: pg_a goes to STATE; multipath must
+# settle with ACTIVE's group active and the checker of pg_a's path ($DA)
+# at CHECKER, sg_rtpg report pg_a at STATE (pg_b stays
+# active/non-optimized), and writes go through ACTIVE, none through IDLE.
+step() {
+	local t0
+	set_state "$PG_A" "$1"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	wait_for 30 mp_settled "$2" "$DA" "$4" || {
+		multipathd show maps topology >&2
+		die "$5: $2 not in the active path group with $DA $4"
+	}
+	log "$5: I/O through $2 after $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime)s"
+	expect_rtpg "0x0$1" 0x01
+	writes_only_via "$2" "$3" "$5"
+}
+
 # ---- setup: second RoCE device, target, initiator, multipath
 rxe_setup
 rxe_add "$RXE_B" "$ND_B" "$ADDR_B"
@@ -306,24 +323,9 @@ fiopid=$!
 sleep 2
 writes_only_via "$DA" "$DB" "pg_a active/optimized"
 
-set_state "$PG_A" 2
-t0=$(cut -d' ' -f1 /proc/uptime)
-wait_for 30 mp_settled "$DB" "$DA" ghost || { multipathd show maps topology >&2; die "no failover to $DB with pg_a standby"; }
-log "failover to $DB after $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime)s"
-expect_rtpg 0x02 0x01
-writes_only_via "$DB" "$DA" "pg_a standby"
-
-set_state "$PG_A" 3
-wait_for 30 mp_settled "$DB" "$DA" faulty || { multipathd show maps topology >&2; die "path $DA not failed with pg_a unavailable"; }
-expect_rtpg 0x03 0x01
-writes_only_via "$DB" "$DA" "pg_a unavailable"
-
-set_state "$PG_A" 0
-t0=$(cut -d' ' -f1 /proc/uptime)
-wait_for 30 mp_settled "$DA" "$DA" ready || { multipathd show maps topology >&2; die "no failback to $DA with pg_a active/optimized"; }
-log "failback to $DA after $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime)s"
-expect_rtpg 0x00 0x01
-writes_only_via "$DA" "$DB" "pg_a active/optimized again"
+step 2 "$DB" "$DA" ghost "pg_a standby"
+step 3 "$DB" "$DA" faulty "pg_a unavailable"
+step 0 "$DA" "$DB" ready "pg_a active/optimized again"
 
 rc=0
 wait "$fiopid" || rc=$?
