@@ -8,6 +8,7 @@
 #   KVER=6.12|6.1  MODULE=ours|distro  CACHE=/var/cache/ib_srpt
 #   KO=<path>      MODULE=ours: test this ib_srpt.ko instead of building one
 #   E2E_ONLY=login,acl-refused,...  run only these scenarios (name or number)
+#   ONLY=...       the selector every runner takes (scripts/lib.sh)
 #   BREAK=acl      fail on purpose: the login scenario runs without its ACL
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
 #   KO=path       use this ib_srpt.ko (MODULE=ours) instead of building one
@@ -19,6 +20,11 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
 runner_setup	# CACHE KVER MODULE
+# ONLY= (scripts/lib.sh) selects scenarios when E2E_ONLY does not.
+if [ -n "${ONLY:-}" ] && [ -z "${E2E_ONLY:-}" ]; then
+	E2E_ONLY=$(only_e2e)
+	[ -n "$E2E_ONLY" ] || { echo "e2e: ONLY=$ONLY names no scenario"; fail_summary 1; }
+fi
 TRANSPORT=${TRANSPORT:-rxe}
 export CACHE KVER MODULE TRANSPORT
 case "$TRANSPORT" in
@@ -106,20 +112,76 @@ fi
 # their timeouts (and a quarter of the fio volume, tests/lib.sh).
 mul=1
 [ "$KVER" = debug ] && mul=2
-budget=180
-for n in "${scenarios[@]}"; do
-	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
-	budget=$((budget + ${t:-${E2E_TIMEOUT:-240}} * mul + 90))
-done
+budget_for() { # scenario...
+	local b=180 n t
+	for n in "$@"; do
+		t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
+		b=$((b + ${t:-${E2E_TIMEOUT:-240}} * mul + 90))
+	done
+	echo "$b"
+}
+# why_died DIR: the first thing that shows why the guest of DIR died.
+why_died() {
+	local w
+	w=$(cat "$1/.watchdog" 2>/dev/null)
+	[ -n "$w" ] || w=$(grep -aE -m1 'Kernel panic|Oops|BUG:|general protection' "$1/console.log" 2>/dev/null |
+		sed 's/^\[[^]]*\] //')
+	[ -n "$w" ] || w=$(head -n 1 "$1/splat.txt" 2>/dev/null | sed 's/^\[[^]]*\] //')
+	echo "${w:-no result and no kernel report; see $1/console.log}"
+}
 
+# One guest runs the scenarios; when it dies (panic, watchdog) the one it
+# was running fails with the reason, and a fresh guest runs the rest. So
+# does a guest that gave up on the rest after a hang or a dirty state.
 start=$(date +%s)
-"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
-	--run "$REPO/tests/e2e-guest.sh" --out "$out" --timeout "$budget" \
-	--env "BREAK=${BREAK:-}" --env "E2E_ONLY=${E2E_ONLY:-}" \
-	--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
-	--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko" \
-	--env "SRPT_DEB=$deb_file"
-vmrc=$?
+: >"$out/results.txt"
+declare -A sdir
+todo=("${scenarios[@]}")
+boot=0 vmrc=0
+max_boots=${E2E_MAX_BOOTS:-4}
+while [ ${#todo[@]} -gt 0 ]; do
+	boot=$((boot + 1))
+	bout=$out
+	[ "$boot" = 1 ] || bout=$out/boot$boot
+	mkdir -p "$bout"
+	only=$(IFS=,; echo "${todo[*]}")
+	[ "$boot" = 1 ] || echo "e2e: boot $boot for: ${todo[*]}"
+	"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
+		--run "$REPO/tests/e2e-guest.sh" --out "$bout" --timeout "$(budget_for "${todo[@]}")" \
+		--env "BREAK=${BREAK:-}" --env "E2E_ONLY=$only" \
+		--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
+		--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko" \
+		--env "SRPT_DEB=$deb_file"
+	rc=$?
+	[ "$rc" = 0 ] || vmrc=$rc
+	[ "$bout" = "$out" ] || cat "$bout/results.txt" >>"$out/results.txt" 2>/dev/null
+	cur=$(cat "$bout/current" 2>/dev/null)
+	next=() progress=0
+	for n in "${todo[@]}"; do
+		line=$(grep -E "^(PASS|FAIL) $n " "$bout/results.txt" 2>/dev/null | tail -n 1)
+		if [[ "$line" == "FAIL $n 0 not run: "* ]]; then
+			# given up on by that guest: a fresh one runs it
+			sed -i "/^FAIL $n 0 not run: /d" "$out/results.txt"
+			next+=("$n")
+		elif [ -n "$line" ]; then
+			sdir[$n]=$bout
+			progress=1
+		elif [ "$rc" != 0 ] && [ "$n" = "$cur" ]; then
+			echo "FAIL $n 0 guest died: $(why_died "$bout")" >>"$out/results.txt"
+			sdir[$n]=$bout
+			progress=1
+		else
+			next+=("$n")
+		fi
+	done
+	if [ ${#next[@]} -gt 0 ] && { [ "$progress" = 0 ] || [ "$boot" -ge "$max_boots" ]; }; then
+		for n in "${next[@]}"; do
+			echo "FAIL $n 0 not run: $( [ "$progress" = 0 ] && echo "the guest ran nothing ($(why_died "$bout"))" || echo "$max_boots boots used")" >>"$out/results.txt"
+		done
+		break
+	fi
+	todo=("${next[@]}")
+done
 secs=$(( $(date +%s) - start ))
 
 passed=0 failed=0
@@ -138,7 +200,8 @@ for n in "${scenarios[@]}"; do
 	else
 		failed=$((failed + 1))
 		printf '  FAIL  %-22s %4ss  %s\n' "$n" "$s" "$reason"
-		[ -f "$out/$n/dmesg-full.txt" ] && echo "        dmesg kept: $out/$n/dmesg-full.txt"
+		d=${sdir[$n]:-$out}
+		[ -f "$d/$n/dmesg-full.txt" ] && echo "        dmesg kept: $d/$n/dmesg-full.txt"
 	fi
 done
 # A splat or crash outside any scenario still fails the run.

@@ -10,7 +10,8 @@
 # ours), CACHE (default /var/cache/ib_srpt), HOSTILE_CASES=a,b,c (default
 # all), HOSTILE_FAULTS=0 to skip the fault scripts (or a comma list
 # of their numbers, e.g. 05,08), HOSTILE_TIMEOUT=per-case
-# seconds (default 120), VM_TIMEOUT=whole-guest seconds (default 2400),
+# seconds (default 120), ONLY= (the selector of every runner, scripts/lib.sh),
+# VM_TIMEOUT=whole-guest seconds (default 2400),
 # HOSTILE_SQ_SIZES=srp_sq_size values fault 12 stresses ("min 4096"; make
 # check runs "min" only: the smallest send queue is where the defects were).
 set -uo pipefail
@@ -18,6 +19,13 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
 runner_setup	# CACHE KVER MODULE
+# ONLY= (scripts/lib.sh) selects cases and faults the variables leave open.
+if [ -n "${ONLY:-}" ]; then
+	c=$(only_cases) f=$(only_faults)
+	[ -n "$c$f" ] || { echo "hostile: ONLY=$ONLY names no case or fault"; fail_summary 1; }
+	HOSTILE_CASES=${HOSTILE_CASES:-${c:-none}}
+	HOSTILE_FAULTS=${HOSTILE_FAULTS:-${f:-0}}
+fi
 # The debug kernel runs about three times slower: twice the time.
 if [ "$KVER" = debug ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-4800}
@@ -66,6 +74,7 @@ if [ -n "$ko" ]; then
 	say "module $(ko_id "$ko")"
 fi
 boot=0 vmrc_any=0
+faults=${HOSTILE_FAULTS:-1}
 while :; do
 	boot=$((boot + 1))
 	bout=$out/boot$boot
@@ -73,7 +82,7 @@ while :; do
 	      --out "$bout" --timeout "$VM_TIMEOUT" --quiet
 	      --env "HOSTILE=$tool_dir/hostile"
 	      --env "HOSTILE_CASES=$cases"
-	      --env "HOSTILE_FAULTS=${HOSTILE_FAULTS:-1}"
+	      --env "HOSTILE_FAULTS=$faults"
 	      --env "HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-120}"
 	      --env "HOSTILE_SQ_SIZES=${HOSTILE_SQ_SIZES:-min 4096}"
 	      --env "HOSTILE_RESTART=$([ "$boot" -lt "$MAX_BOOTS" ] && echo 1 || echo 0)")
@@ -86,7 +95,29 @@ while :; do
 	[ -s "$bout/splat.txt" ] && cat "$bout/splat.txt" >>"$out/splat.txt"
 	if [ -s "$bout/remaining" ] && [ "$boot" -lt "$MAX_BOOTS" ]; then
 		cases=$(cat "$bout/remaining")
+		faults=${HOSTILE_FAULTS:-1}
 		continue
+	fi
+	# The guest died (panic, watchdog): the item it was running fails with
+	# the reason, a fresh guest runs the rest of its plan.
+	if ! grep -qaE '^[0-9]+ passed, [0-9]+ failed$' "$bout/guest.log" 2>/dev/null &&
+		[ -s "$bout/current" ] && [ -s "$bout/plan" ]; then
+		cur=$(cat "$bout/current")
+		why=$(cat "$bout/.watchdog" 2>/dev/null)
+		[ -n "$why" ] || why=$(grep -aE -m1 'Kernel panic|Oops|BUG:|general protection' "$bout/console.log" 2>/dev/null | sed 's/^\[[^]]*\] //')
+		{
+			echo "FAIL ${cur##* }: guest died: ${why:-no summary; see $bout/console.log}"
+			echo "$(grep -acE '^PASS ' "$bout/guest.log") passed, $(( $(grep -acE '^FAIL ' "$bout/guest.log") + 1 )) failed"
+		} >>"$out/guest.log"
+		rest=$(awk -v c="${cur% fault_*}" 'f { print } $0 == c { f = 1 }' "$bout/plan")
+		if [ "$boot" -lt "$MAX_BOOTS" ] && [ "$cur" != "final checks" ]; then
+			cases=$(echo "$rest" | sed -n 's/^case //p' | paste -sd, -)
+			faults=$(echo "$rest" | sed -n 's/^fault //p' | paste -sd, -)
+			cases=${cases:-none} faults=${faults:-0}
+			say "guest died in '$cur'; boot $((boot + 1)) runs the rest (cases $cases, faults $faults)"
+			continue
+		fi
+		break
 	fi
 	if ! grep -qaE '^[0-9]+ passed, [0-9]+ failed$' "$bout/guest.log" 2>/dev/null; then
 		say "boot $boot produced no summary (vm.sh status $rc); see $bout/console.log"

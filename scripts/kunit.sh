@@ -17,6 +17,9 @@
 #   SRPT_SRC=<dir>     project directory to test (default: this checkout)
 #   CACHE=<dir>        cache root (default /var/cache/ib_srpt)
 #   KUNIT_ARGS=...     extra kunit.py arguments (e.g. a suite glob)
+#   ONLY=...           the selector every runner takes (scripts/lib.sh)
+#   KUNIT_BUILD_ONLY=1 prepare and build the UML kernel, run nothing (make
+#                      check builds it in the background while guests run)
 set -euo pipefail
 
 t0=$(date +%s)
@@ -38,6 +41,11 @@ fail() {
 }
 
 "$here/scripts/deps.sh" kunit || fail "scripts/deps.sh kunit failed"
+# ONLY= (scripts/lib.sh) selects suites when KUNIT_ARGS does not.
+if [ -n "${ONLY:-}" ] && [ -z "${KUNIT_ARGS:-}" ]; then
+	KUNIT_ARGS=$(REPO=$src only_kunit)
+	[ -n "$KUNIT_ARGS" ] || fail "ONLY=$ONLY names no KUnit suite"
+fi
 [ -x "$PY" ] || PY=python3
 mkdir -p "$base"
 
@@ -77,6 +85,13 @@ mkdir -p "$build"
 log=$base/last-$KTREE.log
 say "waiting for $HEAVY_LOCK"
 set +e
+if [ "${KUNIT_BUILD_ONLY:-0}" = 1 ]; then
+	(cd "$tree" && flock "$HEAVY_LOCK" "$PY" tools/testing/kunit/kunit.py build \
+		--arch=um --kunitconfig="$src/kunit" --build_dir="$build" --jobs=2) >"$base/build-only-$KTREE.log" 2>&1
+	rc=$?
+	say "UML build only: status $rc in $(( $(date +%s) - t0 ))s (log $base/build-only-$KTREE.log)"
+	exit "$rc"
+fi
 # shellcheck disable=SC2086
 (cd "$tree" && flock "$HEAVY_LOCK" "$PY" tools/testing/kunit/kunit.py run \
 	--arch=um --kunitconfig="$src/kunit" --build_dir="$build" --jobs=2 \

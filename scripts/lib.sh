@@ -106,6 +106,74 @@ unpack_tree() {
 # bench.sh) share. Each ends with one line "N passed, N failed", also when
 # it gives up before running anything, and exits non-zero on a failure.
 
+# ------------------------------------------------------------ ONLY=
+# One selector for every runner: ONLY=<name>[,<name>...] names e2e
+# scenarios (10-login, 10 or login), hostile cases (tmf_abort_race),
+# fault scripts (fault-03, 03-acl-readd or acl-readd) and KUnit suites
+# (ib_srpt_desc, or a suite.test glob). Each runner takes what names its
+# own items; make check skips the tiers it selects nothing in. A name that
+# selects nothing anywhere is an error (only_check).
+
+# only_has NAME...: true when ONLY lists one of the NAMEs.
+only_has() {
+	local n
+	for n in "$@"; do
+		[[ ",$ONLY," == *",$n,"* ]] && return 0
+	done
+	return 1
+}
+# only_e2e: the scenarios ONLY selects, comma separated.
+only_e2e() {
+	local f n
+	for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
+		n=$(basename "$f" .sh)
+		only_has "$n" "${n%%-*}" "${n#*-}" && echo "$n"
+	done | paste -sd, -
+}
+# only_cases: the hostile cases ONLY selects, comma separated.
+only_cases() {
+	local c
+	for c in $(awk -F'"' '/^static const struct tcase cases\[\]/ {t = 1}
+		t && /^\t\{ "/ {print $2} t && /^};/ {exit}' "$REPO/tests/hostile/hostile.c"); do
+		only_has "$c" && echo "$c"
+	done | paste -sd, -
+}
+# only_faults: the fault scripts ONLY selects, as their numbers.
+only_faults() {
+	local f n
+	for f in "$REPO"/tests/hostile/faults/[0-9][0-9]-*.sh; do
+		n=$(basename "$f" .sh)
+		only_has "$n" "fault-${n%%-*}" "${n#*-}" && echo "${n%%-*}"
+	done | paste -sd, -
+}
+# only_kunit: kunit.py filter globs for the suites ONLY selects.
+only_kunit() {
+	local s n
+	for s in $(sed -n 's/^[[:space:]]*\.name = "\(ib_srpt[a-z0-9_]*\)",.*/\1/p' "$REPO"/kunit/*.c | sort -u); do
+		for n in ${ONLY//,/ }; do
+			[ "$n" = "$s" ] || [[ "$n" == "$s".* ]] && echo "$n"
+		done
+	done | sort -u | paste -sd' ' -
+}
+# only_check: every name in ONLY selects something; says which do not.
+only_check() {
+	local n bad=
+	for n in ${ONLY//,/ }; do
+		(ONLY=$n; [ -n "$(only_e2e)$(only_cases)$(only_faults)$(only_kunit)" ]) || bad+=" $n"
+	done
+	[ -z "$bad" ] || { echo "ONLY: no scenario, case, fault or KUnit suite is named:$bad" >&2; return 1; }
+}
+
+# only_in LIST: the items of ONLY's selection SEL (comma list, stdin)
+# that LIST (comma list; e2e items by full or short name) also has.
+only_in() {
+	local n out=
+	for n in $(tr ',' ' '); do
+		[[ ",$1," == *",$n,"* || ",$1," == *",${n#*-},"* || ",$1," == *",${n%%-*},"* ]] && out+="$n,"
+	done
+	echo "${out%,}"
+}
+
 # runner_setup: the defaults every runner documents: CACHE
 # (/var/cache/ib_srpt), KVER (6.12), MODULE (ours). Exports nothing.
 runner_setup() {

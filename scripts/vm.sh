@@ -26,6 +26,11 @@
 # opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
 # (killed after --timeout seconds, default 900) or printed a kernel splat.
+# The watchdog kills a guest sooner: no "## guest: up" within
+# VM_BOOT_DEADLINE seconds (150; debug kernel 300), then booted again up to
+# VM_BOOT_TRIES times in all (3); or, once up, neither its heartbeat nor its
+# console moved for VM_SILENCE seconds (240; debug 360). Stopping vm.sh
+# stops its QEMU.
 # QEMU runs under the shared lock HEAVY_LOCK (default
 # /var/cache/ib_srpt/heavy.lock); the timeout counts from when it is taken.
 set -euo pipefail
@@ -189,7 +194,8 @@ append+=" hung_task_panic=0 nokaslr tsc=reliable mitigations=off"
 if [ -z "$kmoddir" ]; then
 	append+=" kfence.sample_interval=100 slub_debug=FZP"
 else
-	append+=" kmemleak=on"
+	# acpi=noirq: PCI interrupts from the MP table (debug-kernel.config).
+	append+=" kmemleak=on acpi=noirq"
 fi
 [ "$quiet" = 1 ] && append+=" quiet"
 # Debugging aids: extra kernel parameters, a QEMU monitor socket.
@@ -221,27 +227,98 @@ if [ -e "$FREEZE" ] && [ "$IB_SRPT_FINAL" != 1 ]; then
 	say "the bench is frozen for a final check ($FREEZE); not booting"
 	exit 3
 fi
+# The watchdog: a guest that has not said "## guest: up" within the boot
+# deadline, or whose heartbeat (tests/guest-init.sh touches /out/.heartbeat
+# every 15 s) and console have both stood still for the silence limit, is
+# dead, not slow: QEMU is killed and a hang costs minutes, not the budget.
+# A boot that hung is tried again (VM_BOOT_TRIES in all); a guest that
+# died after booting is the runner's to report.
+boot_deadline=${VM_BOOT_DEADLINE:-$([ -n "$kmoddir" ] && echo 300 || echo 150)}
+silence=${VM_SILENCE:-$([ -n "$kmoddir" ] && echo 360 || echo 240)}
+tries=${VM_BOOT_TRIES:-3}
+qpid=$out/.qemu.pid
+kill_qemu() {
+	local p
+	p=$(cat "$qpid" 2>/dev/null) || return 0
+	[ -n "$p" ] && kill -TERM "$p" 2>/dev/null && sleep 2 && kill -KILL "$p" 2>/dev/null
+	return 0
+}
+# Stopping vm.sh (Ctrl-C, or a runner above it killed) stops its QEMU too:
+# timeout puts QEMU in a process group of its own, out of the signal's reach.
+trap 'say "stopped: killing QEMU"; kill_qemu; exit 130' INT TERM HUP
+watchdog() { # start-time
+	local t_up= now last
+	while sleep 5; do
+		now=$(date +%s)
+		if [ -z "$t_up" ]; then
+			if grep -aq '^## guest: up' "$out/console.log" 2>/dev/null; then
+				t_up=$now
+				continue
+			fi
+			if [ $((now - $1)) -ge "$boot_deadline" ]; then
+				echo "boot: no '## guest: up' within ${boot_deadline}s; console ends: $(tail -c 120 "$out/console.log" 2>/dev/null | tr -d '\n')" >"$out/.watchdog"
+				kill_qemu
+				return
+			fi
+			continue
+		fi
+		last=$(stat -c %Y "$out/console.log" "$out/.heartbeat" 2>/dev/null | sort -n | tail -n 1)
+		if [ $((now - ${last:-$t_up})) -ge "$silence" ] && [ $((now - t_up)) -ge "$silence" ]; then
+			echo "silence: no heartbeat and no console output for ${silence}s" >"$out/.watchdog"
+			kill_qemu
+			return
+		fi
+	done
+}
+
 t0=$(date +%s)
-set +e
-rm -f "$out/.lock-taken"
-flock "$LOCK" bash -c 'date +%s >"$2/.lock-taken"
-	if [ -e "$FREEZE" ] && [ "$IB_SRPT_FINAL" != 1 ]; then
-		echo "vm: the bench is frozen for a final check; not booting" >&2
-		exit 3
+try=0
+while :; do
+	try=$((try + 1))
+	[ "$try" = 1 ] || t0=$(date +%s)
+	rm -f "$out/.lock-taken" "$out/.watchdog" "$out/.heartbeat" "$qpid" "$out/console.log"
+	set +e
+	flock "$LOCK" bash -c 'date +%s >"$2/.lock-taken"
+		if [ -e "$FREEZE" ] && [ "$IB_SRPT_FINAL" != 1 ]; then
+			echo "vm: the bench is frozen for a final check; not booting" >&2
+			exit 3
+		fi
+		echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift 2
+		exec timeout -k 10 "$@"' _ "$t0" "$out" "$timeout" "${qemu[@]}" -pidfile "$qpid" </dev/null 2>&1 |
+		stdbuf -oL tr -d '\r' | tee "$out/console.log" |
+		if [ "$quiet" = 1 ]; then
+			grep --line-buffered -avE '^\[ *[0-9]+\.[0-9]+\] ' || true
+		else cat; fi &
+	ppid=$!
+	# The watchdog starts when the lock is taken (the boot starts then).
+	(
+		while [ ! -s "$out/.lock-taken" ] && kill -0 "$ppid" 2>/dev/null; do sleep 1; done
+		[ -s "$out/.lock-taken" ] && watchdog "$(cat "$out/.lock-taken")"
+	) &
+	wpid=$!
+	# A plain wait returns on a trapped signal. With pipefail the
+	# pipeline's status is QEMU's (timeout's): the rest exit 0.
+	wait "$ppid"
+	qrc=$?
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	set -e
+	if [ -s "$out/.watchdog" ] && [[ "$(cat "$out/.watchdog")" == boot:* ]] && [ "$try" -lt "$tries" ]; then
+		say "boot $try of $tries hung: $(cat "$out/.watchdog")"
+		cp "$out/console.log" "$out/console-hung-boot$try.log" 2>/dev/null || true
+		say "booting again"
+		continue
 	fi
-	echo "vm: lock taken after $(( $(date +%s) - $1 ))s, booting" >&2; shift 2
-	exec timeout -k 10 "$@"' _ "$t0" "$out" "$timeout" "${qemu[@]}" </dev/null 2>&1 |
-	tr -d '\r' | tee "$out/console.log" |
-	if [ "$quiet" = 1 ]; then
-		grep --line-buffered -avE '^\[ *[0-9]+\.[0-9]+\] ' || true
-	else cat; fi
-qrc=${PIPESTATUS[0]}
-set -e
+	break
+done
 t1=$(cat "$out/.lock-taken" 2>/dev/null || echo "$t0")
 secs="$(( $(date +%s) - t1 ))s (after $(( t1 - t0 ))s waiting for the lock)"
 
 rc=0
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+if [ -s "$out/.watchdog" ]; then
+	say "FAILED: guest killed by the watchdog: $(cat "$out/.watchdog")"
+	rc=124
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	say "FAILED: guest stopped answering and was killed after the ${timeout}s timeout"
 	rc=124
 elif [ ! -s "$out/rc" ]; then

@@ -80,6 +80,8 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 	t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$path" | head -n 1)
 	t=$(( ${t:-$default_timeout} * ${E2E_TIMEOUT_MUL:-1} ))
 	echo "## RUN  $name (timeout ${t}s)"
+	# What the host reports as failed if the guest dies now (e2e.sh).
+	echo "$name" >/out/current
 	echo "e2e: begin $name" >/dev/kmsg
 	start=$(date +%s)
 	# In the background so a task stuck in the kernel cannot stall us.

@@ -9,6 +9,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 
 finish() {
+	kill "$heartbeat" 2>/dev/null
 	/usr/bin/dmesg >/out/dmesg.txt 2>&1
 	echo "$1" >/out/rc
 	sync
@@ -64,13 +65,16 @@ exec </dev/null >/dev/console 2>&1
 set -a
 . /out/vm.env
 set +a
+echo "## guest: up after $(cut -d' ' -f1 /proc/uptime)s, kernel $(uname -r), module $MODULE"
+# vm.sh's watchdog kills a guest whose heartbeat and console stand still.
+( while :; do echo "$SECONDS" >/out/.heartbeat; sleep 15; done ) &
+heartbeat=$!
 # Judge only what the tests leave behind, not what boot did.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan >/sys/kernel/debug/kmemleak
 	echo scan >/sys/kernel/debug/kmemleak
 	echo clear >/sys/kernel/debug/kmemleak
 fi
-echo "## guest: up after $(cut -d' ' -f1 /proc/uptime)s, kernel $(uname -r), module $MODULE"
 
 hostname srpt-guest
 sysctl -qw kernel.hung_task_timeout_secs=120 kernel.printk_ratelimit=0 2>/dev/null

@@ -43,6 +43,12 @@ n_ev=$(find "$T/events/ib_srpt" -mindepth 1 -maxdepth 1 -name "srpt_*" | wc -l)
 log "ib_srpt events: $n_ev"
 echo 0 >"$T/tracing_on"
 : >"$T/trace"
+# Enabling an event turns on the tracer's comm/tgid recording, which hooks
+# sched_switch and so live-patches __schedule; under TCG another vCPU can
+# run the half-patched bytes (an int3 oops). Our events need neither.
+echo 0 >"$T/options/record-cmd"
+echo 0 >"$T/options/record-tgid"
+[ "$(cat "$T/options/record-cmd")" = 0 ] || die "cannot turn off $T/options/record-cmd"
 echo 1 >"$T/events/ib_srpt/enable"
 echo 1 >"$T/tracing_on"
 

@@ -64,6 +64,20 @@ elif [ -z "${HOSTILE_CASES:-}" ] || [ "$HOSTILE_CASES" = all ]; then
 		result FAIL case_list "the tool lists $ncases cases, hostile.c defines $((nsrc - nonly))"
 	fi
 fi
+# The plan and what runs now: if the guest dies, the host fails the
+# current item and boots a fresh guest for the rest of the plan.
+faults_sel=
+if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
+	for f in "$HDIR"/faults/*.sh; do
+		num=$(basename "$f" | cut -d- -f1)
+		[ "${HOSTILE_FAULTS:-1}" = 1 ] || [[ ",$HOSTILE_FAULTS," == *",$num,"* ]] || continue
+		faults_sel+="$num "
+	done
+fi
+{
+	for c in $cases; do echo "case $c"; done
+	for num in $faults_sel; do echo "fault $num"; done
+} >/out/plan
 dead=
 remaining=
 for c in $cases; do
@@ -71,6 +85,7 @@ for c in $cases; do
 		remaining+="$c,"
 		continue
 	fi
+	echo "case $c" >/out/current
 	mark=$(h_dmesg_mark "case $c")
 	out=$(timeout -k 5 $((CASE_TIMEOUT + 60)) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
 		-I "$H_IPORT" -c "$c" -t "$CASE_TIMEOUT" 2>&1)
@@ -124,6 +139,7 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 		num=$(basename "$f" | cut -d- -f1)
 		[ "${HOSTILE_FAULTS:-1}" = 1 ] || [[ ",$HOSTILE_FAULTS," == *",$num,"* ]] || continue
 		name=fault_$(basename "$f" .sh)
+		echo "fault $num $name" >/out/current
 		mark=$(h_dmesg_mark "$name")
 		# streamed, so that a fault that hangs shows how far it got;
 		# a script may ask for more than 600 s with "# timeout: N"
@@ -154,6 +170,7 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 fi
 
 # ---- the well-behaved initiator's verdict ----
+echo "final checks" >/out/current
 h_fio_stop
 echo "## hostile: fio verify passes $H_FIO_PASSES ($H_REPLAYS read again after a logout cut their reads off), verify errors $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS"
 if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_FIO_PASSES" -gt 0 ] && [ "$H_FIO_HUNG" = 0 ]; then
