@@ -80,7 +80,10 @@ prep() {
 prep_pid=
 if [ "${CHECK_PREP_BG:-1}" = 1 ]; then
 	# A session of its own: stopping make check stops the builds too.
-	setsid nice -n 19 bash -c "$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' prep" \
+	# A new session is a new scheduler autogroup, which competes with the
+	# guests' as an equal whatever its tasks' nice: nice the group too.
+	setsid nice -n 19 bash -c "echo 19 >/proc/self/autogroup 2>/dev/null
+		$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' prep" \
 		>"$CACHE/check/prep.out" 2>&1 </dev/null &
 	prep_pid=$!
 	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null' EXIT
@@ -122,9 +125,14 @@ run_tier() { # name command...
 	f=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
 	p=${p:-0} f=${f:-0}
 	# A runner that died without its summary line, or lied with exit 0
-	# while reporting failures, counts as one more failure.
+	# while reporting failures, counts as one more failure; so does one
+	# that ended well without saying what it ran.
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		f=1
+	fi
+	if [ -z "$line" ]; then
+		echo "check: $name printed no 'N passed, N failed' line"
+		[ "$f" != 0 ] || f=1
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
