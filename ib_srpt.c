@@ -34,6 +34,7 @@
 #include <linux/nsproxy.h>
 #include <linux/netdevice.h>
 #include <linux/if_arp.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <rdma/ib.h>
@@ -3399,7 +3400,7 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
-		ch->sq_closed = true;
+		WRITE_ONCE(ch->sq_closed, true);
 		ioctx = list_first_entry_or_null(list, struct srpt_send_ioctx,
 						 sq_wait);
 		if (ioctx)
@@ -3747,14 +3748,16 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 /* Return: the ini, or NULL if out of memory. */
 static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 						 const u8 i_port_id[16],
-						 const u8 t_port_id[16])
+						 const u8 t_port_id[16],
+						 const char *acl)
 {
 	struct srpt_initiator *ini;
 
 	lockdep_assert_held(&sport->mutex);
 	list_for_each_entry(ini, &sport->initiators, entry)
 		if (!memcmp(ini->i_port_id, i_port_id, 16) &&
-		    !memcmp(ini->t_port_id, t_port_id, 16))
+		    !memcmp(ini->t_port_id, t_port_id, 16) &&
+		    !strcmp(ini->acl, acl))
 			return ini;
 
 	ini = kzalloc_obj(*ini, GFP_KERNEL);
@@ -3763,6 +3766,7 @@ static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ini->ch_list);
 	memcpy(ini->i_port_id, i_port_id, 16);
 	memcpy(ini->t_port_id, t_port_id, 16);
+	strscpy(ini->acl, acl, sizeof(ini->acl));
 	list_add_tail(&ini->entry, &sport->initiators);
 	return ini;
 }
@@ -3879,20 +3883,18 @@ static bool srpt_find_acl(struct se_portal_group *tpg, bool guid_port,
 /*
  * @ch NULL only asks whether an ACL admits the login, before anything is
  * allocated: a refused login costs nothing and disturbs no channel.
+ * @name: TRANSPORT_IQN_LEN bytes; receives the admitting ACL's name.
  * Return: 0, or -EACCES when no enabled TPG has an ACL for the initiator.
  */
 static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
-			      const u8 i_port_id[16], const struct sockaddr *src)
+			      const u8 i_port_id[16], const struct sockaddr *src,
+			      char *name)
 {
 	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
 	struct srpt_tpg *stpg;
-	char *name;
 	int i, ret = -EACCES;
 
 	lockdep_assert_held(&sport->sdev->sdev_mutex);
-	name = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
-	if (!name)
-		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(ids) && ret; i++) {
 		mutex_lock(&ids[i]->mutex);
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
@@ -3915,7 +3917,6 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 		}
 		mutex_unlock(&ids[i]->mutex);
 	}
-	kfree(name);
 	return ret;
 }
 
@@ -4018,18 +4019,21 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
  * From here the channel owns its CM ID and is released via srpt_close_ch().
  * It is on the ini before its session exists, so a session close (ACL
  * removal, TPG disable) finds it and its release runs after the login.
+ * A single-channel login replaces only channels of the same initiator
+ * port admitted by the same ACL (@acl).
  * Return: 0, or -ENODEV (port closed to logins; @ch still the caller's).
  */
 static int srpt_link_ch(struct srpt_rdma_ch *ch,
 			const struct srp_login_req *req,
-			const u8 t_port_id[16], bool *closed_others)
+			const u8 t_port_id[16], const char *acl,
+			bool *closed_others)
 {
 	struct srpt_port *sport = ch->sport;
 	struct srpt_initiator *ini;
 
 	mutex_lock(&sport->mutex);
 	ini = sport->enabled ? srpt_get_initiator(sport, req->initiator_port_id,
-						t_port_id) : NULL;
+						t_port_id, acl) : NULL;
 	if (!ini) {
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
@@ -4125,27 +4129,11 @@ out:
 	return ret;
 }
 
-/**
- * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
- * @sdev: device.
- * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
- * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
- * @port_num: port number, 1-based.
- * @req: login request.
- * @src: initiator address of an RDMA/CM login, or NULL.
- * @rd_depth: see srpt_accept_ch().
- *
- * Holds sdev_mutex from the removal and use_srq checks until the session
- * exists: device removal and a use_srq switch see the channel or fail it.
- *
- * Return: 0 if the channel now owns the CM ID; a negative errno after a
- * reject, and the CM destroys the ID.
- */
-static int srpt_cm_req_recv(struct srpt_device *const sdev,
-			    struct ib_cm_id *ib_cm_id,
-			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
-			    const struct srp_login_req *req,
-			    const struct sockaddr *src, u8 rd_depth)
+/* srpt_cm_req_recv() with @acl, its buffer for the admitting ACL's name. */
+static int srpt_login(struct srpt_device *const sdev, struct ib_cm_id *ib_cm_id,
+		      struct rdma_cm_id *rdma_cm_id, u32 port_num,
+		      const struct srp_login_req *req,
+		      const struct sockaddr *src, u8 rd_depth, char *acl)
 {
 	struct srpt_port *sport;
 	struct srpt_rdma_ch *ch;
@@ -4179,7 +4167,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		goto unlock_reject;
 	}
-	if (srpt_setup_session(sport, NULL, req->initiator_port_id, src)) {
+	if (srpt_setup_session(sport, NULL, req->initiator_port_id, src, acl)) {
 		pr_info("no ACL for 0x%16phN on %s port %u: login refused\n",
 			req->initiator_port_id, dev_name(&sdev->device->dev),
 			port_num);
@@ -4190,11 +4178,11 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id);
 	if (!ch)
 		goto unlock_reject;
-	if (srpt_link_ch(ch, req, t_port_id, &closed_others)) {
+	if (srpt_link_ch(ch, req, t_port_id, acl, &closed_others)) {
 		srpt_free_unlinked_ch(ch);
 		goto unlock_reject;
 	}
-	ret = srpt_setup_session(sport, ch, req->initiator_port_id, src);
+	ret = srpt_setup_session(sport, ch, req->initiator_port_id, src, acl);
 	mutex_unlock(&sdev->sdev_mutex);
 
 	reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
@@ -4235,6 +4223,43 @@ reject:
 		req->initiator_port_id, reason);
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 	return -ECONNREFUSED;
+}
+
+/**
+ * srpt_cm_req_recv() - process a login request (IB CM or RDMA/CM).
+ * @sdev: device.
+ * @ib_cm_id: IB CM ID of an IB CM login, else NULL.
+ * @rdma_cm_id: RDMA/CM ID of an RDMA/CM login, else NULL.
+ * @port_num: port number, 1-based.
+ * @req: login request.
+ * @src: initiator address of an RDMA/CM login, or NULL.
+ * @rd_depth: see srpt_accept_ch().
+ *
+ * Holds sdev_mutex from the removal and use_srq checks until the session
+ * exists: device removal and a use_srq switch see the channel or fail it.
+ *
+ * Return: 0 if the channel now owns the CM ID; a negative errno after a
+ * reject, and the CM destroys the ID.
+ */
+static int srpt_cm_req_recv(struct srpt_device *const sdev,
+			    struct ib_cm_id *ib_cm_id,
+			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			    const struct srp_login_req *req,
+			    const struct sockaddr *src, u8 rd_depth)
+{
+	char *acl;
+	int ret;
+
+	acl = kzalloc(TRANSPORT_IQN_LEN, GFP_KERNEL);
+	if (!acl) {
+		srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag,
+				    SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+		return -ENOMEM;
+	}
+	ret = srpt_login(sdev, ib_cm_id, rdma_cm_id, port_num, req, src,
+			 rd_depth, acl);
+	kfree(acl);
+	return ret;
 }
 
 /**
@@ -4349,16 +4374,18 @@ static int srpt_portal_device_gone(struct rdma_cm_id *cm_id)
 
 	spin_lock(&srpt_portal_lock);
 	list_for_each_entry(p, &srpt_portals, node) {
-		if (p->cm_id == cm_id) {
-			p->cm_id = NULL;
-			p->closed_why = "its RDMA device was removed";
-			ret = 1;
+		if (p->cm_id != cm_id)
+			continue;
+		p->closed_why = "its RDMA device was removed";
+		/* Still in srpt_make_np(), which sees @closed_why. */
+		if (!p->listening)
 			break;
-		}
-	}
-	if (ret)
+		p->cm_id = NULL;
+		ret = 1;
 		pr_info("RDMA/CM listener %pISpc (netns net:[%u]) closed: its RDMA device was removed\n",
 			&p->addr, p->inum);
+		break;
+	}
 	spin_unlock(&srpt_portal_lock);
 	return ret;
 }
@@ -4403,22 +4430,36 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
  * v4-mapped addresses the RDMA/CM cannot map to a device. The ID (and
  * every ID derived from it) holds a reference on @net until destroyed.
  */
-static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
-						 struct sockaddr *addr)
+static struct rdma_cm_id *srpt_rdma_cm_id(struct net *net)
 {
-	struct rdma_cm_id *id;
+	return rdma_create_id(net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			      IB_QPT_RC);
+}
+
+static int srpt_rdma_cm_bind_listen(struct rdma_cm_id *id,
+				    struct sockaddr *addr)
+{
 	int ret = 0;
 
-	id = rdma_create_id(net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return id;
 	if (addr->sa_family == AF_INET6)
 		ret = rdma_set_afonly(id, 1);
 	if (!ret)
 		ret = rdma_bind_addr(id, addr);
 	if (!ret)
 		ret = rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
+	return ret;
+}
+
+static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
+						 struct sockaddr *addr)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = srpt_rdma_cm_id(net);
+	if (IS_ERR(id))
+		return id;
+	ret = srpt_rdma_cm_bind_listen(id, addr);
 	if (ret) {
 		rdma_destroy_id(id);
 		return ERR_PTR(ret);
@@ -4506,40 +4547,82 @@ out:
 	return ret;
 }
 
+/* "<interface>" or "<decimal index>", the scope of a link-local address. */
+static int srpt_portal_scope(struct net *net, const char *scope, u32 *id)
+{
+	struct net_device *nd;
+
+	if (!*scope || strlen(scope) >= IFNAMSIZ)
+		return -EINVAL;
+	if (isdigit(scope[0]))
+		return scope[0] == '0' || kstrtou32(scope, 10, id) ? -EINVAL : 0;
+	nd = dev_get_by_name(net, scope);
+	if (!nd)
+		return -EINVAL;
+	*id = nd->ifindex;
+	dev_put(nd);
+	return 0;
+}
+
 /**
  * srpt_portal_parse() - parse a network portal name.
  * @net: namespace that resolves an IPv6 scope given as an interface name.
  * @name: "<IPv4>:<port>" or "[<IPv6>[%<scope>]]:<port>", iSCSI's np form;
- *        IPv6 takes brackets and IPv4 none.
+ *        IPv6 takes brackets and IPv4 none, a scope (an interface name or
+ *        index) only a link-local address, the port decimal digits without
+ *        a leading zero.
  * @addr: the address and port.
+ *
+ * The name is a configfs directory, so one portal has one spelling. Not
+ * inet_pton_with_scope(): it reads "010" as octal, ignores a scope on any
+ * address but a link-local one and takes no full-length address with a
+ * scope.
  *
  * Return: 0, or -EINVAL for anything else, including port 0.
  */
 static int srpt_portal_parse(struct net *net, const char *name,
 			     struct sockaddr_storage *addr)
 {
-	char host[INET6_ADDRSTRLEN + 1];
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)addr;
+	char host[INET6_ADDRSTRLEN + IFNAMSIZ + 1];
 	const char *colon = strrchr(name, ':');
-	unsigned short af = AF_INET;
+	const char *end;
+	char *scope;
 	size_t len;
 	u16 port;
 
-	/* inet_pton_with_scope() leaves flowinfo and scope_id as they were. */
 	memset(addr, 0, sizeof(*addr));
-	if (!colon || !isdigit(colon[1]) || kstrtou16(colon + 1, 10, &port) ||
-	    !port)
+	if (!colon || colon[1] < '1' || colon[1] > '9' ||
+	    kstrtou16(colon + 1, 10, &port))
 		return -EINVAL;
 	len = colon - name;
-	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
-		name++;
-		len -= 2;
-		af = AF_INET6;
+	if (len < 2 || name[0] != '[' || name[len - 1] != ']') {
+		/* in?_pton() stop early, successfully, at a ':': check @end. */
+		if (!len || !in4_pton(name, len, (u8 *)&a4->sin_addr, '\0', &end) ||
+		    end != colon)
+			return -EINVAL;
+		a4->sin_family = AF_INET;
+		a4->sin_port = cpu_to_be16(port);
+		return 0;
 	}
-	if (!len || len >= sizeof(host))
+	if (len - 2 >= sizeof(host))
 		return -EINVAL;
-	memcpy(host, name, len);
-	host[len] = '\0';
-	return inet_pton_with_scope(net, af, host, colon + 1, addr);
+	memcpy(host, name + 1, len - 2);
+	host[len - 2] = '\0';
+	scope = strchr(host, '%');
+	if (scope)
+		*scope++ = '\0';
+	if (!*host || !in6_pton(host, -1, a6->sin6_addr.s6_addr, '\0', &end) ||
+	    *end)
+		return -EINVAL;
+	if (scope &&
+	    (!(ipv6_addr_type(&a6->sin6_addr) & IPV6_ADDR_LINKLOCAL) ||
+	     srpt_portal_scope(net, scope, &a6->sin6_scope_id)))
+		return -EINVAL;
+	a6->sin6_family = AF_INET6;
+	a6->sin6_port = cpu_to_be16(port);
+	return 0;
 }
 
 /*
@@ -4576,12 +4659,28 @@ static void srpt_net_exit(struct net *net)
 }
 
 /*
+ * Do we serve @ibdev? Our list, not ib_get_client_data(): the IB core
+ * clears the client data only after remove() returns, by when the
+ * device it points to may be freed.
+ */
+static bool srpt_serves(struct ib_device *ibdev)
+{
+	struct srpt_device *sdev;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+
+	list_for_each_entry(sdev, &srpt_dev_list, list)
+		if (sdev->device == ibdev)
+			return !sdev->removed;
+	return false;
+}
+
+/*
  * Does @net hold a netdev of a RoCE/iWARP port we serve, or IPoIB? A
  * removed HCA still resolves from its netdev, hence our own state.
  */
 static bool srpt_net_has_rdma(struct net *net)
 {
-	struct srpt_device *sdev;
 	struct ib_device *ibdev;
 	struct net_device *nd;
 	bool found = false;
@@ -4596,8 +4695,7 @@ static bool srpt_net_has_rdma(struct net *net)
 		ibdev = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
 		if (!ibdev)
 			continue;
-		sdev = ib_get_client_data(ibdev, &srpt_client);
-		found = sdev && !READ_ONCE(sdev->removed);
+		found = srpt_serves(ibdev);
 		ib_device_put(ibdev);
 		if (found)
 			break;
@@ -5885,26 +5983,46 @@ static struct se_tpg_np *srpt_make_np(struct se_portal_group *tpg,
 		return ERR_PTR(-ENOMEM);
 	ret = srpt_portal_parse(net, name, &p->addr);
 	if (ret) {
-		pr_err("np %s: the name must be <IPv4>:<port> or [<IPv6>]:<port> with a port from 1 to 65535\n",
+		pr_err("np %s: the name must be <IPv4>:<port> or [<IPv6>]:<port>, a port from 1 to 65535 in decimal without a leading zero, and a %%<scope> (interface name or index) only on a link-local IPv6 address\n",
 		       name);
 		goto free;
 	}
 
-	mutex_lock(&srpt_rdma_cm_mutex);
-	id = srpt_rdma_cm_listen_on(net, (struct sockaddr *)&p->addr);
+	id = srpt_rdma_cm_id(net);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
-		mutex_unlock(&srpt_rdma_cm_mutex);
-		pr_err("np %s: cannot listen in netns net:[%u]: %d; the address must be on an RDMA interface there and the port free on it (rdma_cm_port and portals on 0.0.0.0 or [::] take the port on every address)\n",
-		       name, net->ns.inum, ret);
 		goto free;
 	}
+	/*
+	 * Published before it is bound: a removal of the device it binds to
+	 * must find it. Until it listens, that removal leaves the ID to us.
+	 */
 	p->net = get_net(net);
 	p->inum = net->ns.inum;
+	mutex_lock(&srpt_rdma_cm_mutex);
 	spin_lock(&srpt_portal_lock);
 	p->cm_id = id;
 	list_add_tail(&p->node, &srpt_portals);
 	spin_unlock(&srpt_portal_lock);
+	ret = srpt_rdma_cm_bind_listen(id, (struct sockaddr *)&p->addr);
+	spin_lock(&srpt_portal_lock);
+	if (!ret && p->closed_why)
+		ret = -ENODEV;
+	if (ret) {
+		p->cm_id = NULL;
+		list_del(&p->node);
+	} else {
+		p->listening = true;
+	}
+	spin_unlock(&srpt_portal_lock);
+	if (ret) {
+		mutex_unlock(&srpt_rdma_cm_mutex);
+		rdma_destroy_id(id);
+		pr_err("np %s: cannot listen in netns net:[%u]: %d; the address must be on an RDMA interface there and the port free on it (rdma_cm_port and portals on 0.0.0.0 or [::] take the port on every address)\n",
+		       name, net->ns.inum, ret);
+		put_net(net);
+		goto free;
+	}
 	mutex_unlock(&srpt_rdma_cm_mutex);
 	pr_info("RDMA/CM listener %pISpc in netns net:[%u]\n", &p->addr,
 		p->inum);

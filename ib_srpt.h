@@ -641,13 +641,16 @@ struct srpt_rdma_ch {
 };
 
 /**
- * struct srpt_initiator - one initiator port logged in to one target port,
- * with all its channels there.
+ * struct srpt_initiator - one initiator port logged in to one target port
+ * under one ACL, with all its channels there.
  * @rcu: for kfree_rcu.
  * @entry: on &srpt_port.initiators.
  * @ch_list: channels; under &srpt_port.mutex.
  * @i_port_id: initiator port identifier.
  * @t_port_id: target port identifier.
+ * @acl: name of the ACL that admitted it. Part of the identity: a host
+ *       admitted under its own ACL (an address, a GUID) that claims another
+ *       initiator's port ID must not log that initiator out.
  */
 struct srpt_initiator {
 	struct rcu_head		rcu;
@@ -655,6 +658,7 @@ struct srpt_initiator {
 	struct list_head	ch_list;
 	u8			i_port_id[16];
 	u8			t_port_id[16];
+	char			acl[TRANSPORT_IQN_LEN];
 };
 
 /**
@@ -835,9 +839,11 @@ struct srpt_net {
  *       until rmdir or until srpt_prune_listeners() closes the listener.
  * @inum: that namespace's inode number, kept for listings and messages.
  * @closed_why: why @cm_id is NULL, for the np's listener attribute.
+ * @listening: rdma_listen() succeeded. Before, a device removal only sets
+ *             @closed_why and srpt_make_np() destroys @cm_id and fails.
  *
- * @node and @net change under srpt_rdma_cm_mutex; @cm_id and @closed_why
- * also under srpt_portal_lock, which the RDMA/CM handler takes.
+ * @node and @net change under srpt_rdma_cm_mutex; @cm_id, @closed_why and
+ * @listening also under srpt_portal_lock, which the RDMA/CM handler takes.
  */
 struct srpt_portal {
 	struct se_tpg_np	np;
@@ -847,6 +853,7 @@ struct srpt_portal {
 	struct net		*net;
 	unsigned int		inum;
 	const char		*closed_why;
+	bool			listening;
 };
 
 #endif /* IB_SRPT_H */

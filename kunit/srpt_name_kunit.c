@@ -300,6 +300,9 @@ static const struct srpt_test_portal srpt_test_portals[] = {
 	{ "[fd00::1]:4420", AF_INET6, "fd00::1", 4420 },
 	{ "[::]:1", AF_INET6, "::", 1 },
 	{ "[fe80::2:c903:a:bcde%7]:5555", AF_INET6, "fe80::2:c903:a:bcde", 5555, 7 },
+	/* The longest address with the longest numeric scope. */
+	{ "[fe80:0000:0000:0000:0202:c9ff:fe03:abcd%4294967295]:65535", AF_INET6,
+	  "fe80::202:c9ff:fe03:abcd", 65535, 4294967295U },
 };
 
 static void srpt_test_portal_desc(const struct srpt_test_portal *p, char *desc)
@@ -337,6 +340,15 @@ static const char * const srpt_portal_junk[] = {
 	"[fd00::1]5555", "[fd00::1]:", "[]:5555", "[10.0.0.1]:5555",
 	"fd00::1]:5555", "[fd00::1:5555", "256.0.0.1:5555", "[gggg::1]:5555",
 	"host.example:5555",
+	/* Ports are decimal: no octal, no leading zero, no hex. */
+	"10.0.0.1:010", "10.0.0.1:08", "10.0.0.1:0x10", "[fd00::1]:05555",
+	/* A scope only means something on a link-local address. */
+	"[fd00::1%1]:5555", "[::%1]:5555",
+	/* The scope of a link-local address must resolve. */
+	"[fe80::1%]:5555", "[fe80::1%no-such-if0]:5555", "[fe80::1%07]:5555",
+	/* Nothing may follow the address. */
+	"1.2.3.4:5:6", "1.2.3.4x:5555", "1.2.3.4 :5555", "[fd00::1x]:5555",
+	"[fd00::1 ]:5555", "[1.2.3.4]:5555",
 };
 
 KUNIT_ARRAY_PARAM(srpt_portal_junk, srpt_portal_junk, srpt_test_str_desc);

@@ -115,6 +115,8 @@ static const struct tcase cases[] = {
 	/* only on request (-c), used by the fault scripts */
 	{ "refused_login_keeps_victim", case_refused_login_keeps_victim,
 	  "(-c only) refused single-channel login with the victim's port ID: victim stays" },
+	{ "admitted_claimer_keeps_victim", case_admitted_claimer_keeps_victim,
+	  "(-c only) a login under its own ACL with the victim's port ID: victim stays" },
 	{ "io_error_lun", case_io_error_lun, "(-c only) failing backstore -> CHECK CONDITION" },
 	{ "mr_pool_exhaust", case_mr_pool_exhaust,
 	  "(-c only) iWARP: WRITE needing 2048 MRs, pool of 32 -> CHECK CONDITION, no hang" },

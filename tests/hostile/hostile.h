@@ -189,6 +189,7 @@ int case_login_short_rdma_pdata(void);
 int case_login_single_replaces_busy(void);
 int case_login_no_rdma_read(void);
 int case_refused_login_keeps_victim(void);
+int case_admitted_claimer_keeps_victim(void);
 
 /* credits.c */
 int case_credit_overrun(void);

@@ -275,6 +275,47 @@ int case_login_no_rdma_read(void)
 	return expect_rej(&o, REJ_INSUFFICIENT_RESOURCES);
 }
 
+/* The victim of fault 13: logged in with -I's port ID, INQUIRY works. */
+static int victim_login(struct conn *v)
+{
+	if (login_ok(v, NULL)) {
+		conn_free(v);
+		return 1;
+	}
+	if (check_inquiry(v, 0xe1, "victim before")) {
+		conn_close(v);
+		return 1;
+	}
+	return 0;
+}
+
+/* Three seconds after the other login: no logout, no error, INQUIRY works. */
+static int victim_undisturbed(struct conn *v, const char *by)
+{
+	uint64_t end = now_ms() + 3000;
+	int i;
+
+	while (!v->disconnected && !v->broken && now_ms() < end)
+		pump(v, 100);
+	for (i = 0; i < v->nrx; i++)
+		if (v->rxq[i].d[0] == SRP_T_LOGOUT)
+			v->disconnected = true;
+	if (v->disconnected || v->broken)
+		return fail("the victim was disturbed by %s (%s)", by, conn_state(v));
+	return check_inquiry(v, 0xe2, "victim after");
+}
+
+/* A single-channel login with the victim's port ID from ATTACKER_SRC. */
+static int claimer_login(struct conn *a, const char *asrc, uint32_t *rej)
+{
+	struct login_opts o;
+
+	login_defaults(&o);
+	o.flags = LOGIN_IMMED_REQUESTED;	/* single channel */
+	o.src = asrc;
+	return conn_open(a, &o, rej);
+}
+
 /*
  * (-c only, fault 13) A refused single-channel login that copies the
  * victim's port ID from another address must leave the victim alone. The
@@ -284,26 +325,15 @@ int case_login_no_rdma_read(void)
 int case_refused_login_keeps_victim(void)
 {
 	const char *asrc = getenv("ATTACKER_SRC");
-	struct login_opts o;
 	struct conn v, a;
 	uint32_t rej;
-	uint64_t end;
 	int r;
 
 	if (!asrc)
 		return fail("ATTACKER_SRC is not set");
-	if (login_ok(&v, NULL)) {
-		conn_free(&v);
+	if (victim_login(&v))
 		return 1;
-	}
-	if (check_inquiry(&v, 0xe1, "victim before")) {
-		conn_close(&v);
-		return 1;
-	}
-	login_defaults(&o);
-	o.flags = LOGIN_IMMED_REQUESTED;	/* single channel */
-	o.src = asrc;
-	r = conn_open(&a, &o, &rej);
+	r = claimer_login(&a, asrc, &rej);
 	if (r == 1) {
 		conn_close(&a);
 		conn_close(&v);
@@ -320,18 +350,41 @@ int case_refused_login_keeps_victim(void)
 		return fail("expected REJ reason 0x%08x, got 0x%08x", REJ_UNABLE_ESTABLISH_CHANNEL,
 			    rej);
 	}
-	end = now_ms() + 3000;
-	while (!v.disconnected && !v.broken && now_ms() < end)
-		pump(&v, 100);
-	for (r = 0; r < v.nrx; r++)
-		if (v.rxq[r].d[0] == SRP_T_LOGOUT)
-			v.disconnected = true;
-	if (v.disconnected || v.broken) {
-		r = fail("the victim was disturbed by the refused login (%s)", conn_state(&v));
+	r = victim_undisturbed(&v, "the refused login");
+	conn_close(&v);
+	return r;
+}
+
+/*
+ * (-c only, fault 13) The same, with an ACL for ATTACKER_SRC's address:
+ * the login is accepted, but as an initiator of its own (port ID and the
+ * ACL that admitted it), so its single-channel login replaces nothing
+ * (multichannel result 0) and the victim's channel stays live.
+ */
+int case_admitted_claimer_keeps_victim(void)
+{
+	const char *asrc = getenv("ATTACKER_SRC");
+	struct conn v, a;
+	int r;
+
+	if (!asrc)
+		return fail("ATTACKER_SRC is not set");
+	if (victim_login(&v))
+		return 1;
+	r = claimer_login(&a, asrc, NULL);
+	if (r != 1) {
+		conn_free(&a);
 		conn_close(&v);
-		return r;
+		return r < 0 ? 1 : fail("the login from %s, which has an ACL, was refused", asrc);
 	}
-	r = check_inquiry(&v, 0xe2, "victim after");
+	info("login from %s accepted, rsp_flags 0x%02x", asrc, a.rsp_flags);
+	r = 0;
+	if (a.rsp_flags & 3)
+		r = fail("multichannel result %u: the login took over another initiator's channel",
+			 a.rsp_flags & 3);
+	if (victim_undisturbed(&v, "a login admitted under another ACL"))
+		r = 1;
+	conn_close(&a);
 	conn_close(&v);
 	return r;
 }
