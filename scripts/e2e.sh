@@ -8,6 +8,8 @@
 #   KVER=6.12|6.1  MODULE=ours|distro  CACHE=/var/cache/ib_srpt
 #   KO=<path>      MODULE=ours: test this ib_srpt.ko instead of building one
 #   E2E_ONLY=login,acl-refused,...  run only these scenarios (name or number)
+#   E2E_REPEAT=N   run each N times in a row (a flake hunt); the K-th run
+#                  reports as <scenario>@K
 #   ONLY=...       the selector every runner takes (scripts/lib.sh)
 #   BREAK=acl      fail on purpose: the login scenario runs without its ACL
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
@@ -43,8 +45,18 @@ for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		   ",$E2E_ONLY," == *",${n#*-},"* ]] || continue
 	fi
 	scenarios+=("$n")
+	for ((k = 2; k <= ${E2E_REPEAT:-1}; k++)); do
+		scenarios+=("$n@$k")
+	done
 done
 [ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; fail_summary 1; }
+# A name that matches nothing would be dropped without a word.
+for w in ${E2E_ONLY//,/ }; do
+	compgen -G "$REPO/tests/e2e/$w.sh" >/dev/null ||
+		compgen -G "$REPO/tests/e2e/$w-*.sh" >/dev/null ||
+		compgen -G "$REPO/tests/e2e/[0-9][0-9]-$w.sh" >/dev/null ||
+		{ echo "e2e: E2E_ONLY: no scenario named $w"; fail_summary 1; }
+done
 
 "$REPO/scripts/deps.sh" vm || { echo "e2e: dependency setup failed (scripts/deps.sh vm)"; fail_summary 1; }
 echo "e2e: KVER=$KVER MODULE=$MODULE TRANSPORT=$TRANSPORT ${BREAK:+BREAK=$BREAK }scenarios: ${scenarios[*]}"
@@ -115,7 +127,7 @@ mul=1
 budget_for() { # scenario...
 	local b=180 n t
 	for n in "$@"; do
-		t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/$n.sh" | head -n 1)
+		t=$(sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' "$REPO/tests/e2e/${n%@*}.sh" | head -n 1)
 		b=$((b + ${t:-${E2E_TIMEOUT:-240}} * mul + 90))
 	done
 	echo "$b"
@@ -148,7 +160,7 @@ while [ ${#todo[@]} -gt 0 ]; do
 	[ "$boot" = 1 ] || echo "e2e: boot $boot for: ${todo[*]}"
 	"$REPO/scripts/vm.sh" --kver "$KVER" --module "$MODULE" --quiet --ko "$ko" \
 		--run "$REPO/tests/e2e-guest.sh" --out "$bout" --timeout "$(budget_for "${todo[@]}")" \
-		--env "BREAK=${BREAK:-}" --env "E2E_ONLY=$only" \
+		--env "BREAK=${BREAK:-}" --env "E2E_ONLY=$only" --env "E2E_REPEAT=${E2E_REPEAT:-1}" \
 		--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
 		--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko" \
 		--env "SRPT_DEB=$deb_file"

@@ -26,6 +26,16 @@ if [ -n "${ONLY:-}" ]; then
 	HOSTILE_CASES=${HOSTILE_CASES:-${c:-none}}
 	HOSTILE_FAULTS=${HOSTILE_FAULTS:-${f:-0}}
 fi
+# A fault number that names no script would be skipped without a word.
+case ${HOSTILE_FAULTS:-1} in
+0|1) ;;
+*)
+	for n in ${HOSTILE_FAULTS//,/ }; do
+		compgen -G "$REPO/tests/hostile/faults/$n-*.sh" >/dev/null ||
+			{ echo "hostile: HOSTILE_FAULTS: no fault script $n"; fail_summary 1; }
+	done
+	;;
+esac
 # The debug kernel runs about three times slower: twice the time.
 if [ "$KVER" = debug ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-4800}
@@ -39,7 +49,9 @@ say() { echo "hostile: $*" >&2; }
 
 "$REPO/scripts/deps.sh" vm || { say "dependency setup failed"; fail_summary 1; }
 mkdir -p "$tool_dir"
-if ! make -s -C "$REPO/tests/hostile" O="$tool_dir" >&2; then
+# Always rebuilt (seconds): the binaries are shared by every checkout, and
+# another one's may be newer than this one's sources.
+if ! make -s -B -C "$REPO/tests/hostile" O="$tool_dir" >&2; then
 	say "building the tool failed"
 	fail_summary 1
 fi

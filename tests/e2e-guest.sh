@@ -10,6 +10,7 @@
 # and one line per scenario to /out/results.txt:
 #   PASS|FAIL <scenario> <seconds> [reason]
 # Environment: E2E_ONLY (comma list of scenario names or numbers to run),
+# E2E_REPEAT (runs of each, in a row; the K-th is <scenario>@K),
 # E2E_TIMEOUT (default per-scenario timeout, seconds), BREAK (see lib.sh).
 . "$REPO/tests/lib.sh"
 
@@ -17,9 +18,12 @@ results=/out/results.txt
 : >"$results"
 default_timeout=${E2E_TIMEOUT:-240}
 
+# selected SCENARIO RUN: RUN is SCENARIO, or SCENARIO@K for its K-th run
+# (E2E_REPEAT); E2E_ONLY names a scenario (all its runs) or one run.
 selected() {
 	local name=$1 num=${1%%-*} short=${1#*-}
 	[ -z "${E2E_ONLY:-}" ] && return 0
+	[[ ",$E2E_ONLY," == *",$2,"* ]] && return 0
 	[[ ",$E2E_ONLY," == *",$name,"* || ",$E2E_ONLY," == *",$num,"* ||
 	   ",$E2E_ONLY," == *",$short,"* ]]
 }
@@ -57,9 +61,11 @@ fi
 
 aborted=
 for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
+for ((rep = 1; rep <= ${E2E_REPEAT:-1}; rep++)); do
 	[ -f "$path" ] || continue
 	name=$(basename "$path" .sh)
-	selected "$name" || continue
+	[ "$rep" = 1 ] || name+="@$rep"
+	selected "$(basename "$path" .sh)" "$name" || continue
 	dir=/out/$name
 	mkdir -p "$dir"
 	if [ -n "$aborted" ]; then
@@ -83,6 +89,7 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 	# What the host reports as failed if the guest dies now (e2e.sh).
 	echo "$name" >/out/current
 	echo "e2e: begin $name" >/dev/kmsg
+	taint0=$(cat /proc/sys/kernel/tainted)
 	start=$(date +%s)
 	# In the background so a task stuck in the kernel cannot stall us.
 	timeout -k 5 "$t" /bin/bash "$path" >"$dir/log" 2>&1 &
@@ -125,6 +132,10 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		[ -n "$reason" ] && reason+="; "
 		reason+="kernel splat: $(head -n 1 "$dir/splat.txt" | sed 's/^\[[^]]*\] //')"
 	fi
+	if tainted=$(taint_new "$taint0"); then
+		[ -n "$reason" ] && reason+="; "
+		reason+=$tainted
+	fi
 	if ! kmemleak_report "$dir/kmemleak.txt"; then
 		[ -n "$reason" ] && reason+="; "
 		reason+="kmemleak: $(grep -c '^unreferenced object' "$dir/kmemleak.txt") unreferenced objects, first from $( { grep -m1 -E '\[ib_srpt\]' "$dir/kmemleak.txt" || grep -m1 -E '\[[a-z_]+\]' "$dir/kmemleak.txt"; } | sed 's/^ *//')"
@@ -138,6 +149,7 @@ for path in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		echo "## FAIL $name (${secs}s): $reason"
 		tail -n 15 "$dir/log" | sed 's/^/##   | /'
 	fi
+done
 done
 sync
 exit 0

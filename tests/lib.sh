@@ -496,6 +496,24 @@ srp_disks() {
 
 srp_no_hosts() { [ -z "$(srp_hosts)" ]; }
 
+# login_refused WHAT CMD...: CMD, an ib_srp add_target write, must fail
+# promptly (a hung login is not a refused one: over 20 s fails, as does
+# success), and no SCSI host may appear then or 3 s later.
+login_refused() {
+	local what=$1 t0 rc=0 secs
+	shift
+	t0=$(date +%s)
+	run_deadline 60 "$@" || rc=$?
+	secs=$(( $(date +%s) - t0 ))
+	[ "$rc" != 0 ] || die "$what: the login succeeded"
+	[ "$rc" != 124 ] || die "$what: the login hung instead of being refused"
+	[ "$secs" -le 20 ] || die "$what: the login took ${secs}s to fail, not a prompt refusal"
+	srp_no_hosts || die "$what: an ib_srp host after the refused login: $(srp_hosts)"
+	sleep 3
+	srp_no_hosts || die "$what: an ib_srp host 3 s after the refused login: $(srp_hosts)"
+	log "ok: $what: refused after ${secs}s (status $rc), no host then or 3 s later"
+}
+
 # srp_logout: delete every ib_srp remote port and wait for its SCSI host to go.
 srp_logout() {
 	local p t0 i
@@ -597,6 +615,21 @@ dbus_start() {
 
 # dmesg_splats FILE: print kernel splat lines (SPLAT_RE) found in FILE.
 dmesg_splats() { grep -aE "$SPLAT_RE" "$1"; }
+
+# taint_new BEFORE: print "kernel tainted: <flags>" when taint flags are set
+# now that were not in BEFORE (a /proc/sys/kernel/tainted value); false if
+# none. O and E (an out-of-tree, unsigned module: ours) do not count.
+taint_new() {
+	local now new flags='' i letters=PFSRMBUDAWCIOELKXTN
+	now=$(cat /proc/sys/kernel/tainted)
+	new=$(( now & ~$1 & ~((1 << 12) | (1 << 13)) ))
+	[ "$new" != 0 ] || return 1
+	for ((i = 0; i < ${#letters}; i++)); do
+		(( new & (1 << i) )) && flags+=${letters:i:1}
+	done
+	(( new >> ${#letters} )) && flags+="+$(( new >> ${#letters} << ${#letters} ))"
+	echo "kernel tainted: $flags (was $1, now $now)"
+}
 
 # kmemleak_report FILE: on a kernel with kmemleak (the debug kernel), scan
 # for unreferenced objects and write their reports to FILE; status 1 when

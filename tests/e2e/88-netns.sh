@@ -57,13 +57,14 @@ port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
 # login_from WHERE DEV ADDR: ib_srp add_target through DEV to ADDR, written
 # from the namespace WHERE (ns|init): ib_srp resolves and connects in the
 # writer's namespace.
-login_from() {
+add_target_from() {
 	local where=$1 dev=$2 addr=$3 opts run=
 	opts="id_ext=$SRPT_SERVICE_GUID,ioc_guid=$SRPT_SERVICE_GUID,dest=$addr:$RDMA_CM_PORT"
 	[ "$where" = ns ] && run=nsx
 	log "ib_srp add_target from the $where namespace via $dev: $opts"
-	run_deadline 60 $run sh -c "echo '$opts' >/sys/class/infiniband_srp/srp-$dev-1/add_target"
+	$run sh -c "echo '$opts' >/sys/class/infiniband_srp/srp-$dev-1/add_target"
 }
+login_from() { run_deadline 60 add_target_from "$@"; }
 
 # target_port DEV BACKSTORE: target port of DEV's GID, LUN 0 and the ACL
 # of the local initiator on DEV, enabled.
@@ -127,11 +128,8 @@ dmesg | grep -F "in netns $nsinode" | grep -qF "RDMA/CM listener on port $RDMA_C
 log "ok: dmesg names the listener's namespace $nsinode"
 
 log "expected to fail (no listener on that port in the initial namespace):"
-if login_from init siwin "$INIT_ADDR"; then
-	die "the initial namespace logged in to port $RDMA_CM_PORT that only $NS listens on"
-fi
-srp_no_hosts || die "ib_srp host after the refused login: $(srp_hosts)"
-log "ok: a login from the initial namespace to its own $INIT_ADDR:$RDMA_CM_PORT fails"
+login_refused "login from the initial namespace to its own $INIT_ADDR:$RDMA_CM_PORT, which only $NS listens on" \
+	add_target_from init siwin "$INIT_ADDR"
 
 login_from ns siwns "$NS_ADDR" || die "login from $NS to $NS_ADDR:$RDMA_CM_PORT"
 disk=$(srp_disk 0)
@@ -160,11 +158,19 @@ expect_eq "rdma_cm_port read in $NS after the initial one removed its listener" 
 	"$(nsx cat "$DA")" "$RDMA_CM_PORT"
 
 # ------------------------------- module unload closes the namespace's one
+# An independent signal beside our own message: the RDMA core's list of
+# CM IDs in the namespace.
+ns_listening() {
+	nsx rdma resource show cm_id 2>/dev/null | grep -F '[ib_srpt]' |
+		grep -F 'state LISTEN' | grep -qE ":$RDMA_CM_PORT( |\$)"
+}
+ns_listening || die "rdma resource show cm_id in $NS lists no ib_srpt listener on port $RDMA_CM_PORT before the unload"
 srpt_teardown
 srpt_unload
 dmesg | grep -qF "RDMA/CM listener on port $RDMA_CM_PORT removed (netns $nsinode)" ||
 	die "unloading ib_srpt did not close the listener of $nsinode"
-log "ok: module unload closed the listener of $nsinode"
+! ns_listening || die "rdma resource show cm_id in $NS still lists an ib_srpt listener after the unload"
+log "ok: module unload closed the listener of $nsinode (dmesg, rdma resource show cm_id)"
 
 # ------------------- a namespace's listener does not outlive the namespace
 # gone NAME: the veth end NAME, whose peer is in a deleted namespace, is

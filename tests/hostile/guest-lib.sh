@@ -12,6 +12,7 @@
 #                       H_REPLAYS (passes read again after a cut-off)
 #   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
 #   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
+#                       mark ID (0: boot), and new taint flags
 #   h_srp_login/h_srp_logout   (re)connect the Linux initiator
 #   h_disrupt_begin/end a deliberate disruption: fio passes it fails are
 #                       forgiven (closed however the fault script exits)
@@ -51,10 +52,14 @@ h_at_exit() {
 }
 h_run_at_exit() { eval "$H_AT_EXIT"; }
 
+# The taint flags before the first mark: h_splats_since 0's baseline.
+[ -e /tmp/hostile.taint.0 ] || cat /proc/sys/kernel/tainted >/tmp/hostile.taint.0
+
 h_dmesg_mark() {
 	local id
 	id=$(( $(cat /tmp/hostile.mark 2>/dev/null || echo 0) + 1 ))
 	echo "$id" >/tmp/hostile.mark
+	cat /proc/sys/kernel/tainted >"/tmp/hostile.taint.$id"
 	echo "hostile-mark $id: $*" >/dev/kmsg
 	echo "$id"
 }
@@ -64,7 +69,9 @@ h_splats_since() {
 		dmesg
 	else
 		dmesg | sed -n "/hostile-mark $1:/,\$p"
-	fi | grep -aE "$SPLAT_RE" || true
+	fi | grep -aE "$SPLAT_RE"
+	taint_new "$(cat "/tmp/hostile.taint.$1" 2>/dev/null || echo 0)"
+	true
 }
 
 h_save() {

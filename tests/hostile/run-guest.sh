@@ -147,8 +147,10 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 		ft=${ft:-600}
 		# the debug kernel runs about three times slower
 		[[ "$(uname -r)" != *-srpt-debug ]] || ft=$((ft * 2))
+		ft0=$(date +%s)
 		timeout -k 5 "$ft" bash "$f" 2>&1 | sed -u 's/^/  /'
 		rc=${PIPESTATUS[0]}
+		echo "## hostile: $name took $(( $(date +%s) - ft0 ))s"
 		# A script killed before its exit handler ran leaves its
 		# disruption window open: close it here, so that it ends with
 		# this fault and forgives nothing of the next ones.
