@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The debug guest kernel: 6.12 from Debian's linux-source-6.12 with KASAN,
-# lockdep, DEBUG_ATOMIC_SLEEP, debug objects, KFENCE and kmemleak, and the
-# small set of drivers the VM tiers use (scripts/debug-kernel.config on top
-# of allnoconfig). Built once per source version and config hash:
+# The debug guest kernel: 6.12 from Debian's linux-source-6.12 (default;
+# DEBUG_KTREE=newest builds the newest linux-source of Debian sid, the tree
+# `make patch KTREE=newest` uses) with KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
+# debug objects, KFENCE and kmemleak, and the small set of drivers the VM
+# tiers use (scripts/debug-kernel.config on top of allnoconfig). Built once
+# per source version and config hash:
 #   $CACHE/debug/<key>/obj         the O= build tree (KDIR for our module)
 #   $CACHE/debug/<key>/bzImage     the kernel QEMU boots
 #   $CACHE/debug/<key>/mods/lib/modules/<release>/   its modules
-#   $CACHE/debug/<key>/release     <release> (6.12.x-srpt-debug)
+#   $CACHE/debug/<key>/release     <release> (<version>-srpt-debug)
 # Usage: scripts/debug-kernel.sh [--kdir|--dir|--release]
 #   prints the build tree, the key directory (default) or the release.
 # Builds under the shared heavy lock; the source tree is the KUnit one
-# ($CACHE/kunit/linux-6.12, unpacked without the upstream srpt driver).
+# ($CACHE/kunit/linux-<KTREE>, unpacked without the upstream srpt driver).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,8 +24,17 @@ what=${1:---dir}
 say() { echo "debug-kernel: $*" >&2; }
 
 "$REPO/scripts/deps.sh" kunit >&2 || { say "scripts/deps.sh kunit failed"; exit 1; }
-tarball=/usr/src/linux-source-6.12.tar.xz
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+ktree=${DEBUG_KTREE:-6.12}
+mkdir -p "$CACHE/kunit"
+if [ "$ktree" = newest ]; then
+	# The sid download, shared with kunit.sh and patch.sh (which hold
+	# this lock while they prepare the newest tree).
+	exec 8>"$CACHE/kunit/prepare-newest.lock"
+	flock 8
+fi
+ktree_tarball "$ktree" "$CACHE/kunit/sid-apt" >&2 ||
+	{ say "no source for DEBUG_KTREE=$ktree"; exit 1; }
+[ "$ktree" != newest ] || exec 8>&-
 frag=$REPO/scripts/debug-kernel.config
 key=$srcver-$(cat "$frag" | sha1sum | cut -c1-10)
 dir=$CACHE/debug/$key
@@ -42,11 +53,11 @@ if [ -s "$dir/release" ] && [ -s "$dir/bzImage" ]; then
 fi
 
 # The KUnit tree's prepare lock: kunit.sh rewrites its srpt directory.
-tree=$CACHE/kunit/linux-6.12
-mkdir -p "$CACHE/kunit" "$dir"
-exec 9>"$CACHE/kunit/prepare-6.12.lock"
+tree=$CACHE/kunit/linux-$ktree
+mkdir -p "$dir"
+exec 9>"$CACHE/kunit/prepare-$ktree.lock"
 flock 9
-unpack_tree "$tarball" "$srcver" "$tree" "$CACHE/kunit/build-6.12" ||
+unpack_tree "$tarball" "$srcver" "$tree" "$CACHE/kunit/build-$ktree" ||
 	{ say "cannot unpack $tarball"; exit 1; }
 # drivers/infiniband/Kconfig sources srpt/Kconfig: ours, never built here
 # (our module is built out of tree against $obj).
