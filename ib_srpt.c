@@ -6268,7 +6268,11 @@ static int __init srpt_init_module(void)
 	if (ret)
 		return ret;
 
-	srpt_wq = alloc_workqueue("srpt", WQ_MEM_RECLAIM, 0);
+	/*
+	 * Nothing here needs the queuing CPU; kernels from 6.17 on warn when
+	 * a queue states neither WQ_PERCPU (absent before) nor WQ_UNBOUND.
+	 */
+	srpt_wq = alloc_workqueue("srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq) {
 		ret = -ENOMEM;
 		goto err_pernet;
