@@ -23,6 +23,9 @@
  * (soft-RoCE loopback, as in the guests).
  */
 #include <linux/completion.h>
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>	/* hex2bin(), its own header on newer kernels */
+#endif
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -395,6 +398,40 @@ static void run(void)
 	     "DREQ sent, DREP received (%d, CM event %d)", ret, t.cm_event);
 }
 
+/*
+ * The device named @dev, referenced: an IB client sees every device as it
+ * registers (ib_device_get_by_name() is not exported on newer kernels).
+ */
+static const char *srpt_ibcm_want;
+static struct ib_device *srpt_ibcm_found;
+
+static int srpt_ibcm_add(struct ib_device *d)
+{
+	if (!srpt_ibcm_found && !strcmp(dev_name(&d->dev), srpt_ibcm_want) &&
+	    ib_device_try_get(d))
+		srpt_ibcm_found = d;
+	return 0;
+}
+
+static void srpt_ibcm_remove(struct ib_device *d, void *client_data)
+{
+}
+
+static struct ib_client srpt_ibcm_client = {
+	.name	= "srpt_ibcm",
+	.add	= srpt_ibcm_add,
+	.remove	= srpt_ibcm_remove,
+};
+
+static struct ib_device *srpt_ibcm_get_device(const char *name)
+{
+	srpt_ibcm_want = name;
+	if (ib_register_client(&srpt_ibcm_client))
+		return NULL;
+	ib_unregister_client(&srpt_ibcm_client);
+	return srpt_ibcm_found;
+}
+
 static int __init srpt_ibcm_init(void)
 {
 	struct ib_qp_init_attr qpa = {};
@@ -405,7 +442,7 @@ static int __init srpt_ibcm_init(void)
 	init_completion(&t.drep_done);
 	init_completion(&t.send_done);
 	init_completion(&t.recv_done);
-	t.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	t.ibdev = srpt_ibcm_get_device(dev);
 	if (!t.ibdev) {
 		pr_info("srpt_ibcm: FAIL no RDMA device %s\n", dev);
 		return -ENODEV;
