@@ -22,12 +22,16 @@
 # soft-iWARP in the guest; siw.ko, missing from Debian's kernels, is built
 # first (scripts/siw.sh) and passed as SIW_KO.
 # VM_PLUGIN=<file.so>,<args> loads a QEMU TCG plugin (make bench).
+# VM_TCG_THREAD=single runs both vCPUs on one host thread (about 20% slower
+# than the default, multi): to tell a stale-translation fault of
+# multi-threaded TCG from a real one.
 # Debugging: VM_APPEND adds kernel parameters; VM_MONITOR=<socket path>
 # opens a QEMU monitor there (e.g. `info registers -a` of a stuck guest).
 # Exit status: the script's, or non-zero when the guest crashed, timed out
 # (killed after --timeout seconds, default 900) or printed a kernel splat.
 # The watchdog kills a guest sooner: no "## guest: up" within
-# VM_BOOT_DEADLINE seconds (150; debug kernel 300), then booted again up to
+# VM_BOOT_DEADLINE seconds (150; debug kernel 300), or dead before that
+# line (a panic while the kernel boots), then booted again up to
 # VM_BOOT_TRIES times in all (3); or, once up, neither its heartbeat nor its
 # console moved for VM_SILENCE seconds (240; debug 360). Stopping vm.sh
 # stops its QEMU.
@@ -203,7 +207,7 @@ append+=${VM_APPEND:+ $VM_APPEND}
 monitor=none
 [ -n "${VM_MONITOR:-}" ] && monitor="unix:$VM_MONITOR,server,nowait"
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
+qemu=(qemu-system-x86_64 -accel "tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD}" -cpu max -m "$mem" -smp "$smp"
 	-nodefaults -display none -no-reboot
 	-monitor "$monitor"
 	-serial stdio
@@ -231,8 +235,11 @@ fi
 # deadline, or whose heartbeat (tests/guest-init.sh touches /out/.heartbeat
 # every 15 s) and console have both stood still for the silence limit, is
 # dead, not slow: QEMU is killed and a hang costs minutes, not the budget.
-# A boot that hung is tried again (VM_BOOT_TRIES in all); a guest that
-# died after booting is the runner's to report.
+# A boot that hung, or a guest that died before "## guest: up" (before any
+# test or module of ours ran: under TCG a kernel's own early text patching
+# can trap on a stale translation, "Oops: int3" at boot), is tried again
+# (VM_BOOT_TRIES in all), its console kept; a guest that died after
+# booting is the runner's to report.
 boot_deadline=${VM_BOOT_DEADLINE:-$([ -n "$kmoddir" ] && echo 300 || echo 150)}
 silence=${VM_SILENCE:-$([ -n "$kmoddir" ] && echo 360 || echo 240)}
 tries=${VM_BOOT_TRIES:-3}
@@ -303,9 +310,18 @@ while :; do
 	kill "$wpid" 2>/dev/null
 	wait "$wpid" 2>/dev/null
 	set -e
-	if [ -s "$out/.watchdog" ] && [[ "$(cat "$out/.watchdog")" == boot:* ]] && [ "$try" -lt "$tries" ]; then
-		say "boot $try of $tries hung: $(cat "$out/.watchdog")"
-		cp "$out/console.log" "$out/console-hung-boot$try.log" 2>/dev/null || true
+	why=
+	if [ -s "$out/.watchdog" ]; then
+		[[ "$(cat "$out/.watchdog")" == boot:* ]] && why="hung: $(cat "$out/.watchdog")"
+	elif [ ! -s "$out/rc" ] && [ -s "$out/.lock-taken" ] &&
+		! grep -aq '^## guest: up' "$out/console.log" 2>/dev/null; then
+		why="died before it was up: $(grep -aEm1 "$SPLAT_RE" "$out/console.log" 2>/dev/null ||
+			tail -c 120 "$out/console.log" 2>/dev/null | tr -d '\n')"
+	fi
+	if [ -n "$why" ] && [ "$try" -lt "$tries" ]; then
+		say "boot $try of $tries $why"
+		cp "$out/console.log" "$out/console-failed-boot$try.log" 2>/dev/null || true
+		rm -f "$out/splat.txt"
 		say "booting again"
 		continue
 	fi
