@@ -54,6 +54,7 @@ state_clean() {
 	srpt_leftovers 2>/dev/null || { echo "configfs leftovers"; return 1; }
 }
 
+modules_trim
 if ! rxe_setup >/out/rxe-setup.log 2>&1; then
 	echo "## e2e: soft-RDMA ($TRANSPORT) setup failed; see rxe-setup.log"
 	cat /out/rxe-setup.log

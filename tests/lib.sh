@@ -132,6 +132,31 @@ siw_setup() {
 	log "soft-iWARP $RXE on v0 ($TARGET_ADDR) active"
 }
 
+# modules_trim: hide the module directories of hardware and file systems
+# these guests never load (graphics, sound, media, wireless, HBAs, ...)
+# behind empty tmpfs mounts, so that a depmod (make install, DKMS, apt)
+# reads about a third of Debian's 4230 compressed modules: under TCG that
+# is ~24 s instead of ~70 s. Never on the debug kernel (few modules).
+modules_trim() {
+	local k=/lib/modules/$(uname -r)/kernel d n=0
+	[ -z "${KMODDIR:-}" ] || return 0
+	[ -d "$k" ] || return 0
+	for d in sound drivers/{media,gpu,iio,usb,hid,input,comedi,staging,mtd} \
+		drivers/{video,bluetooth,hwmon,platform,accel,mmc,ata,isdn} \
+		drivers/{watchdog,i2c,atm,thunderbolt,message} \
+		drivers/net/{ethernet,wireless,usb,can} \
+		net/{bluetooth,wireless,mac80211} \
+		fs/{bcachefs,btrfs,xfs,ocfs2,smb,nfs,f2fs,nfsd,ceph,gfs2,ubifs} \
+		fs/{ext4,jfs,reiserfs,ntfs3,udf,nilfs2,afs,orangefs,jffs2} \
+		$(cd "$k" && ls -d drivers/scsi/*/ | grep -v device_handler); do
+		d=${d%/}
+		[ -d "$k/$d" ] || continue
+		mountpoint -q "$k/$d" && continue
+		mount -t tmpfs -o size=64k,mode=0755 modules-trim "$k/$d" && n=$((n + 1))
+	done
+	log "modules: $n directories hidden, $(find "$k" -name '*.ko*' | wc -l) modules left"
+}
+
 # rxe_setup: the soft-RDMA device of TRANSPORT (rxe: soft-RoCE, siw:
 # soft-iWARP) over a veth pair, port ACTIVE.
 rxe_setup() {
