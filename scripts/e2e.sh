@@ -51,7 +51,7 @@ for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 done
 [ ${#scenarios[@]} -gt 0 ] || { echo "e2e: no scenario selected"; fail_summary 1; }
 # A name that matches nothing would be dropped without a word.
-for w in ${E2E_ONLY//,/ }; do
+for w in ${E2E_ONLY:+${E2E_ONLY//,/ }}; do
 	compgen -G "$REPO/tests/e2e/$w.sh" >/dev/null ||
 		compgen -G "$REPO/tests/e2e/$w-*.sh" >/dev/null ||
 		compgen -G "$REPO/tests/e2e/[0-9][0-9]-$w.sh" >/dev/null ||
