@@ -284,6 +284,29 @@ static void srpt_stat_max(atomic_t *hwm, int v)
 	} while (!atomic_try_cmpxchg(hwm, &old, v));
 }
 
+/* Add to a counter of &struct srpt_ch_stats that has a single writer. */
+static inline void srpt_stat_add(u64 *ctr, u64 v)
+{
+	WRITE_ONCE(*ctr, *ctr + v);
+}
+
+static u64 srpt_ch_bytes_in(const struct srpt_rdma_ch *ch)
+{
+	return READ_ONCE(ch->stats.bytes_in_imm) +
+	       READ_ONCE(ch->stats.bytes_in_rdma);
+}
+
+/*
+ * Credits handed back so far, in responses and SRP_CRED_REQs, net of posts
+ * that failed: req_lim is rq_size minus what was taken plus that.
+ */
+static s64 srpt_ch_credits_returned(const struct srpt_rdma_ch *ch)
+{
+	s64 taken = READ_ONCE(ch->stats.credits_taken);
+
+	return atomic_read(&ch->req_lim) - (s64)ch->rq_size + taken;
+}
+
 /**
  * srpt_event_handler() - asynchronous IB event callback.
  * @handler: handler registered with ib_register_event_handler().
@@ -914,6 +937,20 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_cmd_state new)
 	return previous;
 }
 
+/*
+ * End a command whose response was posted. From %SRPT_CMD_RSP_POSTED and
+ * %SRPT_CMD_TMF_RSP_POSTED the only move left is to %SRPT_CMD_FINISHED,
+ * which whatever races with this (an abort, the release) writes too: a
+ * plain store does, without srpt_set_cmd_state()'s locked exchange.
+ */
+static enum srpt_cmd_state srpt_cmd_finish(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_cmd_state prev = READ_ONCE(ioctx->state);
+
+	WRITE_ONCE(ioctx->state, SRPT_CMD_FINISHED);
+	return prev;
+}
+
 /**
  * srpt_test_and_set_cmd_state() - change a command's state if it is @old.
  * @ioctx: send context.
@@ -942,26 +979,26 @@ static inline int srpt_post_recv(struct srpt_device *sdev,
 				 struct srpt_rdma_ch *ch,
 				 struct srpt_recv_ioctx *ioctx)
 {
-	struct ib_recv_wr wr;
-	struct ib_sge list;
 	u32 len = ch ? ch->recv_len : srp_max_req_size;
 	int ret;
 
-	list.addr = ioctx->ioctx.dma + ioctx->ioctx.offset;
-	list.length = len;
-	list.lkey = sdev->lkey;
-	ib_dma_sync_single_for_device(sdev->device, list.addr, len,
+	/* Built at the first post; a repost only syncs and posts. */
+	if (unlikely(ioctx->sge.length != len)) {
+		ioctx->sge.addr = ioctx->ioctx.dma + ioctx->ioctx.offset;
+		ioctx->sge.length = len;
+		ioctx->sge.lkey = sdev->lkey;
+		ioctx->ioctx.cqe.done = srpt_recv_done;
+		ioctx->wr.wr_cqe = &ioctx->ioctx.cqe;
+		ioctx->wr.next = NULL;
+		ioctx->wr.sg_list = &ioctx->sge;
+		ioctx->wr.num_sge = 1;
+	}
+	ib_dma_sync_single_for_device(sdev->device, ioctx->sge.addr, len,
 				      DMA_FROM_DEVICE);
 
-	ioctx->ioctx.cqe.done = srpt_recv_done;
-	wr.wr_cqe = &ioctx->ioctx.cqe;
-	wr.next = NULL;
-	wr.sg_list = &list;
-	wr.num_sge = 1;
-
 	if (ch && !ch->use_srq)
-		return ib_post_recv(ch->qp, &wr, NULL);
-	ret = ib_post_srq_recv(sdev->srq, &wr, NULL);
+		return ib_post_recv(ch->qp, &ioctx->wr, NULL);
+	ret = ib_post_srq_recv(sdev->srq, &ioctx->wr, NULL);
 	if (!ret)
 		atomic_inc(&sdev->srq_posted);
 	return ret;
@@ -1210,6 +1247,35 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
 }
 
+/*
+ * The free send contexts of a channel, without its lock. The receive side
+ * is their only consumer (srpt_recv_done(), or &srpt_rdma_ch.iu_work while
+ * &srpt_rdma_ch.processing_wait_list hands it the IUs; the flag is stored
+ * with release and loaded with acquire at each hand-over): it pops from
+ * &srpt_rdma_ch.free_own, which nothing else touches, and takes over
+ * &srpt_rdma_ch.free_ret whole when that is empty. Contexts come back from
+ * any context onto free_ret. One locked instruction each way.
+ */
+static struct srpt_send_ioctx *srpt_pool_get(struct srpt_rdma_ch *ch)
+{
+	struct llist_node *n = ch->free_own;
+
+	if (unlikely(!n)) {
+		n = llist_del_all(&ch->free_ret);
+		if (!n)
+			return NULL;
+	}
+	ch->free_own = n->next;
+	return llist_entry(n, struct srpt_send_ioctx, free_node);
+}
+
+/* Any context. A full barrier: see srpt_put_send_ioctx(). */
+static void srpt_pool_put(struct srpt_rdma_ch *ch,
+			  struct srpt_send_ioctx *ioctx)
+{
+	llist_add(&ioctx->free_node, &ch->free_ret);
+}
+
 /**
  * srpt_get_send_ioctx() - take a free send context of a channel.
  * @ch: channel.
@@ -1223,16 +1289,8 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
  */
 static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 {
-	struct srpt_send_ioctx *ioctx = NULL;
-	unsigned long flags;
+	struct srpt_send_ioctx *ioctx = srpt_pool_get(ch);
 
-	spin_lock_irqsave(&ch->spinlock, flags);
-	if (!list_empty(&ch->free_list)) {
-		ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
-					 free_list);
-		list_del(&ioctx->free_list);
-	}
-	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (!ioctx)
 		return NULL;
 
@@ -1246,8 +1304,14 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->imm_data = false;
 	ioctx->imm_copy = false;
 	ioctx->tmf_credit = false;
+	/*
+	 * Sense is only written with a status other than GOOD and a sense
+	 * length (the target core, srpt_set_sense()): otherwise the buffer is
+	 * still clean from its allocation or the last re-zeroing.
+	 */
+	if (unlikely(ioctx->cmd.scsi_sense_length || ioctx->cmd.scsi_status))
+		memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
-	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
 }
 
@@ -1261,15 +1325,14 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
-	unsigned long flags;
-	bool kick;
 
-	spin_lock_irqsave(&ch->spinlock, flags);
-	list_add(&ioctx->free_list, &ch->free_list);
-	/* An IU inside its credits may be waiting for exactly this context. */
-	kick = ch->processing_wait_list && !list_empty(&ch->cmd_wait_list);
-	spin_unlock_irqrestore(&ch->spinlock, flags);
-	if (kick)
+	srpt_pool_put(ch, ioctx);
+	/*
+	 * An IU inside its credits may be waiting for exactly this context.
+	 * The push is fully ordered, and so is srpt_wait_for_ioctx()'s flag
+	 * store against its look at free_ret: one of the two sees the other.
+	 */
+	if (unlikely(smp_load_acquire(&ch->processing_wait_list)))
 		queue_work(srpt_wq, &ch->iu_work);
 }
 
@@ -1791,13 +1854,27 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_abort_cmd(ioctx);
 	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
 					       SRPT_CMD_EXECUTING)) {
-		atomic64_add(ioctx->cmd.data_length, &ch->stats.bytes_in);
+		srpt_stat_add(&ch->stats.bytes_in_rdma, ioctx->cmd.data_length);
 		target_execute_cmd(&ioctx->cmd);
 	} else {
 		srpt_ch_err(ch, "tag %#llx in unexpected state %d after RDMA READ\n",
 			    ioctx->tag, ioctx->state);
 	}
 	srpt_sq_release(ch, n);
+}
+
+/*
+ * A request arrived: the receive side takes one of the initiator's credits.
+ * Return: false if it had none left.
+ */
+static inline bool srpt_credit_take(struct srpt_rdma_ch *ch)
+{
+	if (unlikely(atomic_dec_return(&ch->req_lim) < 0)) {
+		atomic_inc(&ch->req_lim);
+		return false;
+	}
+	srpt_stat_add(&ch->stats.credits_taken, 1);
+	return true;
 }
 
 /**
@@ -1815,8 +1892,6 @@ static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 	if (unlikely(atomic_read(&ch->req_lim_delta)))
 		delta += atomic_xchg(&ch->req_lim_delta, 0);
 	req_lim = atomic_add_return(delta, &ch->req_lim);
-
-	atomic64_add(delta, &ch->stats.credits_returned);
 	trace_srpt_credit(ch, delta, req_lim);
 	return delta;
 }
@@ -1832,7 +1907,6 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 {
 	atomic_sub(delta, &ch->req_lim);
 	atomic_add(delta, &ch->req_lim_delta);
-	atomic64_sub(delta, &ch->stats.credits_returned);
 }
 
 /**
@@ -2214,7 +2288,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 
 	ioctx->tag = srp_cmd->tag;
 	ioctx->recv_ioctx = recv;
-	atomic64_inc(&ch->stats.cmds);
+	srpt_stat_add(&ch->stats.cmds, 1);
 	bad = srpt_check_cmd(ch, srp_cmd, recv->byte_len, &d);
 	if (bad) {
 		atomic64_inc(&ch->stats.bad_ius);
@@ -2262,6 +2336,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 
 	if (d.fmt == SRP_DATA_DESC_IMM) {
 		ioctx->imm_data = true;
+		srpt_stat_add(&ch->stats.bytes_in_imm, d.data_len);
 		if (d.data_len) {
 			sg_init_one(&ioctx->imm_sg, (u8 *)srp_cmd + d.imm_off,
 				    d.data_len);
@@ -2448,14 +2523,15 @@ static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 				struct srpt_recv_ioctx *recv)
 {
 	unsigned long flags;
-	bool retry;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	list_add(&recv->wait_list, &ch->cmd_wait_list);
-	WRITE_ONCE(ch->processing_wait_list, true);
-	retry = !list_empty(&ch->free_list);
+	/* From here iu_work consumes the send contexts: srpt_pool_get(). */
+	smp_store_release(&ch->processing_wait_list, true);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
-	if (retry)
+	/* Pairs with srpt_put_send_ioctx(); free_own is empty (we just looked). */
+	smp_mb();
+	if (!llist_empty(&ch->free_ret))
 		queue_work(srpt_wq, &ch->iu_work);
 }
 
@@ -2491,8 +2567,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   recv->byte_len, DMA_FROM_DEVICE);
 	if (srpt_iu_takes_credit(recv->ioctx.buf + recv->ioctx.offset,
 				 recv->byte_len) &&
-	    unlikely(atomic_dec_return(&ch->req_lim) < 0)) {
-		atomic_inc(&ch->req_lim);
+	    unlikely(!srpt_credit_take(ch))) {
 		atomic64_inc(&ch->stats.bad_ius);
 		srpt_ch_warn_ratelimited(ch, "initiator exceeded its %d credits\n",
 					 ch->rq_size);
@@ -2506,7 +2581,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * RTU (which sets the flag before the state) make the wait list busy.
 	 */
 	state = smp_load_acquire(&ch->state);
-	if (state != SRPT_CH_LIVE || READ_ONCE(ch->processing_wait_list)) {
+	/* Acquire: a flag iu_work cleared hands back the send contexts. */
+	if (state != SRPT_CH_LIVE || smp_load_acquire(&ch->processing_wait_list)) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		state = ch->state;
 		if (state == SRPT_CH_LOGGING_IN || ch->processing_wait_list) {
@@ -2534,12 +2610,12 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
 	struct srpt_recv_ioctx *recv;
 	unsigned long flags;
-	bool retry;
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		if (list_empty(&ch->cmd_wait_list) || ch->state != SRPT_CH_LIVE) {
-			WRITE_ONCE(ch->processing_wait_list, false);
+			/* srpt_recv_done() consumes send contexts again. */
+			smp_store_release(&ch->processing_wait_list, false);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
 		}
@@ -2552,9 +2628,10 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 
 		spin_lock_irqsave(&ch->spinlock, flags);
 		list_add(&recv->wait_list, &ch->cmd_wait_list);
-		retry = !list_empty(&ch->free_list);
 		spin_unlock_irqrestore(&ch->spinlock, flags);
-		if (!retry)
+		/* Pairs with srpt_put_send_ioctx(), which kicks us otherwise. */
+		smp_mb();
+		if (llist_empty(&ch->free_ret))
 			return;
 	}
 }
@@ -2596,7 +2673,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum srpt_cmd_state state;
 	u32 n = ioctx->n_rdma;
 
-	state = srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
+	state = srpt_cmd_finish(ioctx);
 	if (state != SRPT_CMD_RSP_POSTED && state != SRPT_CMD_TMF_RSP_POSTED)
 		srpt_ch_err(ch, "send completion for tag %#llx in state %d\n",
 			    ioctx->tag, state);
@@ -2605,6 +2682,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_unsig_retire(ch, ioctx->unsig_snap);
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(ch, wc, "response", ioctx->tag);
+	else if (ioctx->n_segs)
+		srpt_stat_add(&ch->stats.bytes_out, ioctx->cmd.data_length);
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
@@ -2654,9 +2733,9 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	struct srpt_device *sdev = ch->sport->sdev;
 	struct se_cmd *cmd = &ioctx->cmd;
 	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
-	struct ib_send_wr send_wr = {};
+	struct ib_send_wr *send_wr = &ioctx->rsp_wr;
 	bool unsig = false;
-	struct ib_sge sge;
+	int flags = 0;
 	int len, ret;
 
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
@@ -2674,43 +2753,38 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	} else {
 		len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
 					 cmd->scsi_status);
-		if (ioctx->n_segs)
-			atomic64_add(cmd->data_length, &ch->stats.bytes_out);
 		if (cmd->scsi_status != SAM_STAT_GOOD)
 			atomic64_inc(&ch->stats.failed);
 		trace_srpt_cmd_done(ioctx);
 	}
+	/* The work request and its SGE were built with the context. */
 	if (len <= ch->max_inline) {
 		/* Copied at post time, from the CPU's view of the buffer. */
-		sge.addr = (uintptr_t)ioctx->ioctx.buf;
-		send_wr.send_flags = IB_SEND_INLINE;
+		ioctx->rsp_sge.addr = (uintptr_t)ioctx->ioctx.buf;
+		flags = IB_SEND_INLINE;
 		/* Without data nothing stays in use: see SRPT_UNSIG_RSP_MAX. */
 		unsig = !tmr && !ioctx->n_segs && srpt_unsig_take(ch);
 	} else {
 		ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
 					      len, DMA_TO_DEVICE);
-		sge.addr = ioctx->ioctx.dma;
+		ioctx->rsp_sge.addr = ioctx->ioctx.dma;
 	}
-	sge.length = len;
-	sge.lkey = sdev->lkey;
+	ioctx->rsp_sge.length = len;
 	if (unsig) {
-		send_wr.wr_cqe = &ch->unsig_cqe;
+		send_wr->wr_cqe = &ch->unsig_cqe;
 	} else {
-		send_wr.send_flags |= IB_SEND_SIGNALED;
+		flags |= IB_SEND_SIGNALED;
 		ioctx->unsig_snap = srpt_unsig_snapshot(ch);
-		ioctx->ioctx.cqe.done = srpt_send_done;
-		send_wr.wr_cqe = &ioctx->ioctx.cqe;
+		send_wr->wr_cqe = &ioctx->ioctx.cqe;
 	}
-	send_wr.sg_list = &sge;
-	send_wr.num_sge = 1;
-	send_wr.opcode = IB_WR_SEND;
+	send_wr->send_flags = flags;
 
 	srpt_release_recv(ioctx);
 	ioctx->tmf_credit = false;
 	if (ioctx->n_segs)
-		ret = srpt_post_rw(ch, ioctx, NULL, &send_wr);
+		ret = srpt_post_rw(ch, ioctx, NULL, send_wr);
 	else
-		ret = ib_post_send(ch->qp, &send_wr, NULL);
+		ret = ib_post_send(ch->qp, send_wr, NULL);
 	if (unlikely(ret)) {
 		srpt_ch_err_ratelimited(ch, "posting response for tag %#llx failed: %d\n",
 					ioctx->tag, ret);
@@ -2722,7 +2796,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 	if (unsig) {
 		srpt_unsig_posted(ch);
-		srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
+		srpt_cmd_finish(ioctx);
 		transport_generic_free_cmd(&ioctx->cmd, 0);
 	}
 }
@@ -2903,7 +2977,6 @@ static int srpt_write_pending(struct se_cmd *cmd)
 						sg_virt(&ioctx->imm_sg), len) != len)
 				return -EIO;
 		}
-		atomic64_add(cmd->data_length, &ch->stats.bytes_in);
 		srpt_set_cmd_state(ioctx, SRPT_CMD_EXECUTING);
 		target_execute_cmd(cmd);
 		return 0;
@@ -3118,7 +3191,12 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 
 		ioctx->ch = ch;
 		ioctx->state = SRPT_CMD_FINISHED;
-		list_add_tail(&ioctx->free_list, &ch->free_list);
+		ioctx->ioctx.cqe.done = srpt_send_done;
+		ioctx->rsp_sge.lkey = sdev->lkey;
+		ioctx->rsp_wr.sg_list = &ioctx->rsp_sge;
+		ioctx->rsp_wr.num_sge = 1;
+		ioctx->rsp_wr.opcode = IB_WR_SEND;
+		srpt_pool_put(ch, ioctx);
 	}
 	ch->logout_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
 					    sizeof(struct srp_t_logout), 0,
@@ -3554,7 +3632,6 @@ static void srpt_cred_work(struct work_struct *w)
 	if (delta <= 0)
 		return;
 
-	atomic64_add(delta, &ch->stats.credits_returned);
 	trace_srpt_credit(ch, delta, atomic_add_return(delta, &ch->req_lim));
 	srpt_ch_debug(ch, "SRP_CRED_REQ with %d credits\n", delta);
 	if (srpt_post_ctl(ch, ch->cred_ioctx,
@@ -3635,11 +3712,11 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_destroy_ch_ib(ch);
 	srpt_free_ch_rings(ch);
 
-	srpt_ch_info(ch, "released after %lld commands, %lld TMFs, %lld bytes in, %lld bytes out, %lld bad IUs, %lld remote descriptor tables\n",
-		     atomic64_read(&ch->stats.cmds),
+	srpt_ch_info(ch, "released after %llu commands, %lld TMFs, %llu bytes in, %llu bytes out, %lld bad IUs, %lld remote descriptor tables\n",
+		     READ_ONCE(ch->stats.cmds),
 		     atomic64_read(&ch->stats.tmfs),
-		     atomic64_read(&ch->stats.bytes_in),
-		     atomic64_read(&ch->stats.bytes_out),
+		     srpt_ch_bytes_in(ch),
+		     READ_ONCE(ch->stats.bytes_out),
 		     atomic64_read(&ch->stats.bad_ius),
 		     atomic64_read(&ch->stats.ext_tables));
 	atomic_dec(&sport->refcount);
@@ -3956,7 +4033,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->spinlock);
 	INIT_LIST_HEAD(&ch->list);
-	INIT_LIST_HEAD(&ch->free_list);
+	init_llist_head(&ch->free_ret);
 	INIT_LIST_HEAD(&ch->cmd_wait_list);
 	INIT_LIST_HEAD(&ch->sq_wait_list);
 	INIT_LIST_HEAD(&ch->post_failed_list);
@@ -6097,7 +6174,7 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 			     atomic64_read(&st->aborts));
 	len += sysfs_emit_at(page, at + len,
 			     "   Credits granted: %d  returned: %lld  held by initiator: %d\n",
-			     ch->rq_size, atomic64_read(&st->credits_returned),
+			     ch->rq_size, srpt_ch_credits_returned(ch),
 			     atomic_read(&ch->req_lim));
 	len += sysfs_emit_at(page, at + len,
 			     "   Send queue high-water: %d of %u RDMA WRs  Receive high-water: %d of %d requests\n",
@@ -6165,11 +6242,11 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 					     "   Initiator port ID: 0x%16phN\n",
 					     ch->initiator->i_port_id);
 		len += sysfs_emit_at(page, len,
-				     "   Commands: %lld  TMFs: %lld  Bytes in: %lld  Bytes out: %lld  Bad IUs: %lld\n",
-				     atomic64_read(&ch->stats.cmds),
+				     "   Commands: %llu  TMFs: %lld  Bytes in: %llu  Bytes out: %llu  Bad IUs: %lld\n",
+				     READ_ONCE(ch->stats.cmds),
 				     atomic64_read(&ch->stats.tmfs),
-				     atomic64_read(&ch->stats.bytes_in),
-				     atomic64_read(&ch->stats.bytes_out),
+				     srpt_ch_bytes_in(ch),
+				     READ_ONCE(ch->stats.bytes_out),
 				     atomic64_read(&ch->stats.bad_ius));
 		len += srpt_ch_stats_show(ch, page, len);
 	}

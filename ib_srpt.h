@@ -43,6 +43,7 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -344,11 +345,15 @@ struct srpt_ioctx {
  * @ioctx: the buffer.
  * @wait_list: on &srpt_rdma_ch.cmd_wait_list while the channel is not live.
  * @byte_len: bytes received.
+ * @wr: its receive work request, built by the first srpt_post_recv().
+ * @sge: the buffer, as @wr posts it.
  */
 struct srpt_recv_ioctx {
 	struct srpt_ioctx	ioctx;
 	struct list_head	wait_list;
 	u32			byte_len;
+	struct ib_recv_wr	wr;
+	struct ib_sge		sge;
 };
 
 /**
@@ -373,7 +378,7 @@ struct srpt_xfer_seg {
  * @n_segs: used entries of @segs.
  * @rdma_cqe: completion entry for the RDMA READs.
  * @imm_sg: scatterlist over immediate data.
- * @free_list: on &srpt_rdma_ch.free_list while unused.
+ * @free_node: on &srpt_rdma_ch.free_own or free_ret while unused.
  * @state: an &enum srpt_cmd_state; changed only with cmpxchg
  *	   (srpt_set_cmd_state()) once the command is in flight.
  * @cmd: LIO command.
@@ -397,6 +402,9 @@ struct srpt_xfer_seg {
  * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @seg0
  *	    before the data transfer does.
  * @sense_data: sense buffer handed to LIO.
+ * @rsp_wr: send work request of the response, built with the context;
+ *	    srpt_post_response() fills in length, flags and completion.
+ * @rsp_sge: the response buffer, as @rsp_wr posts it.
  * @tmf_credit: a TMF whose receive buffer went back at once still owes its
  *		credit until its response is posted: srpt_release_cmd()
  *		returns it when LIO drops the TMF without a response.
@@ -410,7 +418,7 @@ struct srpt_send_ioctx {
 	unsigned int		n_segs;
 	struct ib_cqe		rdma_cqe;
 	struct scatterlist	imm_sg;
-	struct list_head	free_list;
+	struct llist_node	free_node;
 	enum srpt_cmd_state	state;
 	struct se_cmd		cmd;
 	u32			n_rdma;
@@ -426,14 +434,27 @@ struct srpt_send_ioctx {
 	struct srp_direct_buf	*ext_tbl;
 	struct scatterlist	ext_sg;
 	u8			sense_data[TRANSPORT_SENSE_BUFFER];
+	struct ib_send_wr	rsp_wr;
+	struct ib_sge		rsp_sge;
 };
 
 /**
  * struct srpt_ch_stats - per-channel counters, shown in the ACL's info.
- * @cmds: SCSI commands received.
+ *
+ * The counters of the data path have one writer each and take no atomic
+ * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.iu_work
+ * while it replays the wait list, never both at once) and the completion
+ * side (the channel's one CQ, polled by one context at a time). Readers
+ * use READ_ONCE() and may see a value a few I/Os old.
+ *
+ * @cmds: SCSI commands received (receive side).
+ * @credits_taken: requests received inside the credits (receive side);
+ *		   credits returned are derived from it and
+ *		   &srpt_rdma_ch.req_lim (srpt_ch_credits_returned()).
+ * @bytes_in_imm: data-out bytes received as immediate data (receive side).
+ * @bytes_in_rdma: data-out bytes fetched by RDMA READ (completion side).
+ * @bytes_out: data-in bytes sent (completion side).
  * @tmfs: task management requests received.
- * @bytes_in: data-out bytes (initiator to target).
- * @bytes_out: data-in bytes (target to initiator).
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
  *	     unknown opcode or beyond the credits granted.
  * @ext_tables: descriptor tables fetched from initiator memory.
@@ -442,8 +463,6 @@ struct srpt_send_ioctx {
  *	     because their channel stopped being live.
  * @aborts: commands the target core aborted (ABORT TASK, LUN RESET,
  *	    session shutdown); they get no response of their own.
- * @credits_returned: credits handed back with responses (the sum of their
- *		      req_lim_delta); the login granted &srpt_rdma_ch.rq_size.
  * @sq_hwm: most RDMA work requests in the send queue at once (the
  *	    &srpt_rdma_ch.sq_rdma_wrs budget minus &srpt_rdma_ch.sq_wr_avail).
  * @rq_hwm: most requests outstanding at once: SRP_CMD and SRP_TSK_MGMT
@@ -451,16 +470,17 @@ struct srpt_send_ioctx {
  *	    (&srpt_rdma_ch.rq_size minus &srpt_rdma_ch.req_lim).
  */
 struct srpt_ch_stats {
-	atomic64_t	cmds;
+	u64		cmds;
+	u64		credits_taken;
+	u64		bytes_in_imm;
+	u64		bytes_in_rdma;
+	u64		bytes_out;
 	atomic64_t	tmfs;
-	atomic64_t	bytes_in;
-	atomic64_t	bytes_out;
 	atomic64_t	bad_ius;
 	atomic64_t	ext_tables;
 	atomic64_t	failed;
 	atomic64_t	dropped;
 	atomic64_t	aborts;
-	atomic64_t	credits_returned;
 	atomic_t	sq_hwm;
 	atomic_t	rq_hwm;
 };
@@ -522,14 +542,16 @@ enum srpt_ch_state {
  * @req_lim: credits the initiator holds.
  * @req_lim_delta: credits returned with the next response.
  * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
- * @spinlock: protects @free_list, @state, @cmd_wait_list,
+ * @spinlock: protects @state, @cmd_wait_list,
  *	      @processing_wait_list, @sq_wait_list, @post_failed_list,
  *	      @logout_sent and the @cred_ fields.
  * @state: &enum srpt_ch_state.
  * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
  * @processing_wait_list: @cmd_wait_list is being replayed.
  * @list: on &srpt_initiator.ch_list.
- * @free_list: unused send contexts.
+ * @free_own: unused send contexts only the receive side touches
+ *	      (srpt_pool_get()).
+ * @free_ret: unused send contexts given back from any context.
  * @ioctx_ring: send contexts.
  * @ioctx_recv_ring: per-channel receive ring when no SRQ is used.
  * @cmd_wait_list: IUs received before the channel was live, or while no
@@ -599,7 +621,8 @@ struct srpt_rdma_ch {
 	bool			processing_wait_list;
 	bool			use_srq;
 	struct list_head	list;
-	struct list_head	free_list;
+	struct llist_node	*free_own;
+	struct llist_head	free_ret;
 	struct srpt_send_ioctx	**ioctx_ring;
 	struct srpt_recv_ioctx	**ioctx_recv_ring;
 	struct list_head	cmd_wait_list;

@@ -9,6 +9,7 @@
  * SRP_CRED_RSP it expects.
  */
 
+#include <linux/kthread.h>
 #include "srpt_kunit.h"
 
 #define SRPT_TEST_SQ_WRS	10
@@ -198,15 +199,127 @@ static void srpt_stats_credits_returned(struct kunit *test)
 	struct srpt_load_fixture *f = test->priv;
 	s32 delta;
 
-	atomic_set(&f->ch->req_lim, 3);
+	int i;
+
+	f->ch->rq_size = 8;
+	atomic_set(&f->ch->req_lim, 8);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_take(f->ch));
+	/* beyond the credits: refused, and nothing counted */
+	KUNIT_EXPECT_FALSE(test, srpt_credit_take(f->ch));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 0);
+	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 0);
 	atomic_set(&f->ch->req_lim_delta, 4);
 	delta = srpt_credit_delta(f->ch);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 5);
+	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 5);
 	srpt_credit_undo(f->ch, delta);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 0);
+	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 0);
 	srpt_credit_delta(f->ch);
 	srpt_credit_delta(f->ch);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->ch->stats.credits_returned), 7);
+	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 7);
+}
+
+/*
+ * The send-context pool, driven from two threads at once: this one takes
+ * contexts (the receive side), a kthread gives them back (completions).
+ * No context may be handed out while in use, and at the end every one is
+ * back exactly once.
+ */
+#define SRPT_POOL_CTXS		8
+#define SRPT_POOL_ROUNDS	2000
+
+struct srpt_pool_race {
+	struct srpt_rdma_ch	*ch;
+	struct srpt_send_ioctx	*io[SRPT_POOL_CTXS];
+	atomic_t		in_use[SRPT_POOL_CTXS];
+	spinlock_t		lock;	/* the hand-over ring of the test */
+	struct srpt_send_ioctx	*ring[SRPT_POOL_CTXS];
+	unsigned int		head, tail;
+	bool			done;
+	unsigned long		returned;
+	struct completion	exited;
+};
+
+static int srpt_pool_returner(void *arg)
+{
+	struct srpt_pool_race *r = arg;
+	struct srpt_send_ioctx *io;
+	bool done;
+
+	for (;;) {
+		io = NULL;
+		spin_lock(&r->lock);
+		if (r->head != r->tail)
+			io = r->ring[r->tail++ % SRPT_POOL_CTXS];
+		done = r->done;
+		spin_unlock(&r->lock);
+		if (!io) {
+			if (done)
+				break;
+			cond_resched();
+			continue;
+		}
+		atomic_set(&r->in_use[io->ioctx.index], 0);
+		srpt_pool_put(r->ch, io);
+		r->returned++;
+	}
+	complete(&r->exited);
+	return 0;
+}
+
+static void srpt_pool_two_threads(struct kunit *test)
+{
+	struct srpt_pool_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct task_struct *t;
+	struct srpt_send_ioctx *io;
+	unsigned long i, doubled = 0, spins = 0;
+	int n, seen = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ch = kunit_kzalloc(test, sizeof(*r->ch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->ch);
+	init_llist_head(&r->ch->free_ret);
+	spin_lock_init(&r->lock);
+	init_completion(&r->exited);
+	for (n = 0; n < SRPT_POOL_CTXS; n++) {
+		r->io[n] = kunit_kzalloc(test, sizeof(*r->io[n]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r->io[n]);
+		r->io[n]->ioctx.index = n;
+		r->io[n]->ch = r->ch;
+		srpt_pool_put(r->ch, r->io[n]);
+	}
+	t = kthread_run(srpt_pool_returner, r, "srpt-pool-test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	for (i = 0; i < SRPT_POOL_ROUNDS; ) {
+		io = srpt_pool_get(r->ch);
+		if (!io) {
+			spins++;
+			cond_resched();
+			continue;
+		}
+		if (atomic_xchg(&r->in_use[io->ioctx.index], 1))
+			doubled++;
+		spin_lock(&r->lock);
+		r->ring[r->head++ % SRPT_POOL_CTXS] = io;
+		spin_unlock(&r->lock);
+		i++;
+	}
+	spin_lock(&r->lock);
+	r->done = true;
+	spin_unlock(&r->lock);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&r->exited, 30 * HZ), 0UL);
+
+	KUNIT_EXPECT_EQ(test, doubled, 0UL);
+	KUNIT_EXPECT_EQ(test, r->returned, (unsigned long)SRPT_POOL_ROUNDS);
+	while ((io = srpt_pool_get(r->ch))) {
+		KUNIT_EXPECT_EQ(test, atomic_xchg(&r->in_use[io->ioctx.index], 1), 0);
+		seen++;
+		if (seen > SRPT_POOL_CTXS)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, seen, SRPT_POOL_CTXS);
+	kunit_info(test, "%d rounds, %lu empty looks", SRPT_POOL_ROUNDS, spins);
 }
 
 /* A high-water mark only rises. */
@@ -275,7 +388,8 @@ static void srpt_stats_info_lines(struct kunit *test)
 	atomic64_set(&ch->stats.failed, 2);
 	atomic64_set(&ch->stats.dropped, 1);
 	atomic64_set(&ch->stats.aborts, 3);
-	atomic64_set(&ch->stats.credits_returned, 7);
+	/* 120 held = 128 granted - 15 taken + 7 returned */
+	ch->stats.credits_taken = 15;
 	atomic_set(&ch->stats.sq_hwm, 5);
 	atomic_set(&ch->stats.rq_hwm, 9);
 	strscpy(page, "x\n", PAGE_SIZE);
@@ -628,6 +742,7 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_credit_undo_after_failed_post),
 	KUNIT_CASE(srpt_stats_credits_returned),
 	KUNIT_CASE(srpt_stats_max_only_rises),
+	KUNIT_CASE_SLOW(srpt_pool_two_threads),
 	KUNIT_CASE(srpt_stats_sq_hwm),
 	KUNIT_CASE(srpt_stats_info_lines),
 	KUNIT_CASE(srpt_cmd_data_len_limit),

@@ -442,7 +442,7 @@ static void srpt_test_hold_recv(struct kunit *test)
 	sport->sdev = sdev;
 	f->ch->sport = sport;
 	f->ch->state = SRPT_CH_DRAINING;
-	INIT_LIST_HEAD(&f->ch->free_list);
+	init_llist_head(&f->ch->free_ret);
 	f->ioctx->recv_ioctx = recv;
 }
 
@@ -472,7 +472,9 @@ static void srpt_rsp_credit_once_aborted(struct kunit *test)
 	srpt_release_cmd(&f->ioctx->cmd);
 	KUNIT_EXPECT_NULL(test, f->ioctx->recv_ioctx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 1);
-	KUNIT_EXPECT_TRUE(test, list_is_singular(&f->ch->free_list));
+	/* back in the pool, once */
+	KUNIT_EXPECT_PTR_EQ(test, srpt_pool_get(f->ch), f->ioctx);
+	KUNIT_EXPECT_NULL(test, srpt_pool_get(f->ch));
 	/* the next response carries it: its own credit plus the aborted one */
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 3, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 2U);
