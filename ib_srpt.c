@@ -1111,16 +1111,19 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
 			     u16 imm_data_offset, struct srpt_data_desc *d)
 {
-	u8 out_fmt = srp_cmd->buf_fmt >> 4, in_fmt = srp_cmd->buf_fmt & 0xf;
 	const void *desc;
 	u64 desc_off, room;
+	u8 out_fmt, in_fmt;
 	u32 cnt;
 
 	memset(d, 0, sizeof(*d));
 	d->dir = DMA_NONE;
 
+	/* Not even the format byte is read from a shorter IU. */
 	if (iu_len < sizeof(*srp_cmd))
 		return -EINVAL;
+	out_fmt = srp_cmd->buf_fmt >> 4;
+	in_fmt = srp_cmd->buf_fmt & 0xf;
 	desc_off = offsetof(struct srp_cmd, add_data) +
 		   (srp_cmd->add_cdb_len & ~3);
 	if (desc_off > iu_len)
@@ -4672,19 +4675,19 @@ static int srpt_portal_parse(struct net *net, const char *name,
 	memset(addr, 0, sizeof(*addr));
 	if (!colon || colon[1] < '1' || colon[1] > '9' ||
 	    kstrtou16(colon + 1, 10, &port))
-		return -EINVAL;
+		goto refuse;
 	len = colon - name;
 	if (len < 2 || name[0] != '[' || name[len - 1] != ']') {
 		/* in?_pton() stop early, successfully, at a ':': check @end. */
 		if (!len || !in4_pton(name, len, (u8 *)&a4->sin_addr, '\0', &end) ||
 		    end != colon)
-			return -EINVAL;
+			goto refuse;
 		a4->sin_family = AF_INET;
 		a4->sin_port = cpu_to_be16(port);
 		return 0;
 	}
 	if (len - 2 >= sizeof(host))
-		return -EINVAL;
+		goto refuse;
 	memcpy(host, name + 1, len - 2);
 	host[len - 2] = '\0';
 	scope = strchr(host, '%');
@@ -4692,14 +4695,19 @@ static int srpt_portal_parse(struct net *net, const char *name,
 		*scope++ = '\0';
 	if (!*host || !in6_pton(host, -1, a6->sin6_addr.s6_addr, '\0', &end) ||
 	    *end)
-		return -EINVAL;
+		goto refuse;
 	if (scope &&
 	    (!(ipv6_addr_type(&a6->sin6_addr) & IPV6_ADDR_LINKLOCAL) ||
 	     srpt_portal_scope(net, scope, &a6->sin6_scope_id)))
-		return -EINVAL;
+		goto refuse;
 	a6->sin6_family = AF_INET6;
 	a6->sin6_port = cpu_to_be16(port);
 	return 0;
+
+refuse:
+	/* The address parsers may have written part of one. */
+	memset(addr, 0, sizeof(*addr));
+	return -EINVAL;
 }
 
 /*
@@ -6417,4 +6425,5 @@ module_exit(srpt_cleanup_module);
 #include "kunit/srpt_adopt_kunit.c"
 #include "kunit/srpt_queue_pressure_kunit.c"
 #include "kunit/srpt_upstream_names_kunit.c"
+#include "kunit/srpt_fuzz_kunit.c"
 #endif
