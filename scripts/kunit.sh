@@ -113,5 +113,23 @@ echo "kunit ($KTREE, $srcver): ${summary:-no test summary (build error or crash)
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1	# build error, crash or missing tests
 fi
+# Fewer results than the sources define is a failure too: every suite of
+# kunit/*.c must report, and every KUNIT_CASE gives at least one result
+# (a parameterised one gives one per row). Only for a run of everything.
+if [ -z "${KUNIT_ARGS:-}" ] && [ -n "$summary" ]; then
+	missing=
+	for s in $(sed -n 's/^[[:space:]]*\.name = "\(ib_srpt[a-z0-9_]*\)",.*/\1/p' "$src"/kunit/*.c | sort -u); do
+		grep -qE "\[(PASSED|FAILED|SKIPPED)\] $s =" "$log" || missing+=" $s"
+	done
+	ncases=$(cat "$src"/kunit/*.c | grep -cE '^[[:space:]]*KUNIT_CASE(_PARAM|_SLOW)?\(')
+	if [ -n "$missing" ]; then
+		echo "kunit: suites defined but not reported:$missing"
+		failed=$((failed + 1))
+	fi
+	if [ $((passed + failed)) -lt "$ncases" ]; then
+		echo "kunit: $((passed + failed)) results, fewer than the $ncases cases defined"
+		failed=$((failed + 1))
+	fi
+fi
 echo "$passed passed, $failed failed"
 [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
