@@ -151,7 +151,7 @@ splats=0
 [ -s "$out/splat.txt" ] && splats=$(sort -u "$out/splat.txt" | wc -l)
 echo "hostile: cases run $((p + f)), passed $p, failed $f"
 echo "hostile: kernel warnings seen $w (vm.sh splat lines: $splats)"
-echo "hostile: fio verify errors $v"
+echo "hostile: acknowledged sectors lost $v"
 [ "$splats" -gt 0 ] && sort -u "$out/splat.txt" | head -n 10 | sed 's/^/    /'
 if [ "$vmrc_any" != 0 ] && [ "$f" = 0 ]; then
 	say "vm.sh reported status $vmrc_any"

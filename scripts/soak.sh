@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # `make soak`: one guest boot (scripts/vm.sh, with slab_nomerge so that each
-# slab cache is its own) running tests/soak-guest.sh: fio verify=crc32c on a
-# Linux ib_srp login for SOAK_MINUTES (default 20) while the fio initiator
+# slab cache is its own) running tests/soak-guest.sh: acknowledged writes,
+# each read back, on a Linux ib_srp login for SOAK_MINUTES (default 20) while that initiator
 # logs out and in, the TPG is disabled and enabled, ABORT TASK storms and
 # credit overruns come from the hostile initiator and LOGICAL UNIT RESETs
 # from sg_reset; then teardown and the slab caches / memory before and after.

@@ -3,17 +3,17 @@
 #
 # Guest side of `make soak` (run by scripts/vm.sh). The hostile runner's
 # setup (tests/hostile/guest-lib.sh: soft-RoCE, two ramdisk LUNs, a Linux
-# ib_srp initiator with a fio verify=crc32c loop on lun_0), then for
+# ib_srp initiator with the acknowledged-write loop on lun_0), then for
 # SOAK_MINUTES (default 20) one disruption every SOAK_GAP seconds (default
 # 10), in turn (each at least once):
-#   relogin   logout + login of the fio initiator
+#   relogin   logout + login of the Linux initiator
 #   tpg       TPG disable (a login must be refused) + enable; ib_srp
 #             reconnects
 #   aborts    ABORT TASK storm (hostile tmf_abort_race) and a credit
 #             overrun (hostile credit_overrun) on lun_1, then a sanity login
-#   lunreset  sg_reset -d (LOGICAL UNIT RESET) on the fio disk, three times
-# Then: fio verdict, all sessions closed, teardown (rmmod), and the slab
-# caches of the target, LIO, RDMA and SCSI layers compared:
+#   lunreset  sg_reset -d (LOGICAL UNIT RESET) on its disk, three times
+# Then: the write loop's verdict, all sessions closed, teardown (rmmod),
+# and the slab caches of the target, LIO, RDMA and SCSI layers compared:
 #   before    rxe up, target_core/RDMA modules loaded, no target module
 #   loaded    after setup, before the soak     end   after the soak, same
 #   after     after teardown (logout, configfs removed, rmmod)
@@ -95,9 +95,9 @@ slab_cmp() {
 # ---- counters ----
 # commands the target received on a LUN (LIO's port statistics)
 in_cmds() { cat "$H_TPG/lun/lun_$1/statistics/scsi_tgt_port/in_cmds" 2>/dev/null || echo 0; }
-fio_cmds() {	# commands issued by every pass of the fio loop (and read-agains)
-	cat "$H_FIO_DIR"/out.* 2>/dev/null | grep -ao 'issued rwts: total=[0-9]*,[0-9]*,[0-9]*' |
-		sed 's/.*total=//' | awk -F, '{ s += $1 + $2 + $3 } END { print s + 0 }'
+io_writes() {	# writes the write loop had acknowledged, over all its passes
+	cat "$H_IO_DIR"/out.* 2>/dev/null | sed -n 's/^ackcheck write: \([0-9]*\) acknowledged.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }'
 }
 
 # ---- the disruptions; each prints why it failed ----
@@ -126,7 +126,7 @@ ev_tpg() {
 	fi
 	run_deadline 30 sh -c "echo 1 >'$H_TPG/enable'" >"$S/tpg.out" 2>&1 ||
 		{ echo "TPG enable failed or hung: $(cat "$S/tpg.out")"; bad=1; }
-	h_srp_recover 60 >"$S/tpg.recover" || { echo "the fio initiator did not get its disk back"; bad=1; }
+	h_srp_recover 60 >"$S/tpg.recover" || { echo "the Linux initiator did not get its disk back"; bad=1; }
 	h_disrupt_end
 	return $bad
 }
@@ -144,7 +144,7 @@ ev_aborts() {
 
 ev_lunreset() {
 	local bad=0 i d n=$S/lr.disk
-	d=$(h_srp_disk) && h_blknode "$d" "$n" || { echo "no fio disk"; return 1; }
+	d=$(h_srp_disk) && h_blknode "$d" "$n" || { echo "no disk"; return 1; }
 	for i in 1 2 3; do
 		run_deadline 90 sg_reset -d "$n" >"$S/lr.out" 2>&1 ||
 			{ echo "sg_reset -d #$i: $(head -n 2 "$S/lr.out" | tr '\n' ' ')"; bad=1; }
@@ -169,11 +169,11 @@ if ! h_setup; then
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
-verdict PASS setup "target GUID $H_GUID, fio on $H_DISK"
+verdict PASS setup "target GUID $H_GUID, writes on $H_DISK"
 slab_snap loaded
 c0_0=$(in_cmds 0) c1_0=$(in_cmds 1)
 
-h_fio_start
+h_io_start
 events="relogin tpg aborts lunreset"
 declare -A n_ok n_bad
 for e in $events; do n_ok[$e]=0; n_bad[$e]=0; done
@@ -192,8 +192,8 @@ while [ "$(date +%s)" -lt "$end" ] || [ "$k" -lt 4 ]; do
 		slog "$e #$k FAILED: $(head -n 3 "$S/ev.out" | tr '\n' ' ')"
 	fi
 done
-slog "soak time over after $k disruptions; stopping fio"
-h_fio_stop
+slog "soak time over after $k disruptions; stopping the write loop"
+h_io_stop
 c0_1=$(in_cmds 0) c1_1=$(in_cmds 1)
 
 # ---- verdicts ----
@@ -207,15 +207,15 @@ for e in $events; do
 		verdict FAIL "$e" "${n_bad[$e]} of $t failed"
 	fi
 done
-fcmds=$(fio_cmds)
-slog "commands completed: fio issued $fcmds in $H_FIO_PASSES passes;" \
-	"target received $((c0_1 - c0_0)) on lun_0 (fio) and $((c1_1 - c1_0)) on lun_1 (hostile tool)"
-slog "errors: fio verify errors $H_VERIFY_ERRORS, failed passes outside disruptions $H_IO_ERRORS," \
-	"passes read again after a logout $H_REPLAYS, fio hung: $H_FIO_HUNG"
-if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_FIO_PASSES" -gt 0 ] && [ "$H_FIO_HUNG" = 0 ]; then
-	verdict PASS fio_verify "$H_FIO_PASSES passes, $fcmds commands"
+fcmds=$(io_writes)
+slog "commands completed: $fcmds acknowledged writes in $H_IO_PASSES passes (each pass read back);" \
+	"target received $((c0_1 - c0_0)) on lun_0 (write loop) and $((c1_1 - c1_0)) on lun_1 (hostile tool)"
+slog "errors: acknowledged sectors lost $H_VERIFY_ERRORS, failed passes outside disruptions $H_IO_ERRORS," \
+	"read-backs that missed the disk $H_UNVERIFIED, write loop hung: $H_IO_HUNG"
+if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_IO_PASSES" -gt 0 ] && [ "$H_IO_HUNG" = 0 ]; then
+	verdict PASS acked_writes_kept "$H_IO_PASSES passes, $fcmds writes"
 else
-	verdict FAIL fio_verify "$H_FIO_PASSES passes, $H_VERIFY_ERRORS verify errors, $H_IO_ERRORS failed passes, hung: $H_FIO_HUNG"
+	verdict FAIL acked_writes_kept "$H_IO_PASSES passes, $H_VERIFY_ERRORS sectors lost, $H_IO_ERRORS failed passes, hung: $H_IO_HUNG"
 fi
 if [ "$((c0_1 - c0_0))" -gt 0 ]; then
 	verdict PASS target_commands "$((c0_1 - c0_0 + c1_1 - c1_0)) received"

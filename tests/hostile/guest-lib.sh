@@ -7,15 +7,17 @@
 #
 #   h_setup             soft-RoCE, target module, LUNs, ACLs, RDMA/CM port,
 #                       Linux ib_srp initiator on lun_0 ($H_DISK)
-#   h_fio_start/stop    background fio verify=crc32c loop on $H_DISK;
-#                       stop sets H_FIO_PASSES H_VERIFY_ERRORS H_IO_ERRORS
-#                       H_REPLAYS (passes read again after a cut-off)
+#   h_io_start/stop     background loop of acknowledged writes on $H_DISK,
+#                       every acknowledged block read back (ackcheck);
+#                       stop sets H_IO_PASSES H_ACKED H_VERIFY_ERRORS
+#                       H_IO_ERRORS H_UNVERIFIED H_IO_HUNG
 #   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
 #   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
 #                       mark ID (0: boot), and new taint flags
 #   h_srp_login/h_srp_logout   (re)connect the Linux initiator
-#   h_disrupt_begin/end a deliberate disruption: fio passes it fails are
-#                       forgiven (closed however the fault script exits)
+#   h_disrupt_begin/end a deliberate disruption: failed writes in it are not
+#                       I/O errors; lost data always counts (closed however
+#                       the fault script exits)
 #   h_at_exit CMD       run CMD when the sourcing script exits
 #   h_srpt_qpns         the target's channels (QP numbers, RDMA tracker)
 #   h_acl_session ACL   the QP number of the ACL's logged-in session
@@ -286,23 +288,29 @@ h_setup() {
 	h_srp_login || return 1
 }
 
-# ---- fio verify loop ----
-# Each pass writes 16 MiB at random with crc32c headers and reads it back.
-# Fault scripts bracket deliberate disruptions with h_disrupt_begin/end:
-# failed passes overlapping one are not counted as I/O errors, and of their
-# verify errors only those at blocks whose write failed (never
-# acknowledged) are not counted; every other verify error counts.
+# ---- the acknowledged-write loop ----
+# The Linux initiator writes all the time (tests/hostile/ackcheck.c): each
+# pass is 2048 random 4 KiB writes over 32 MiB from 8 threads, then a read
+# of every block any pass ever had acknowledged. A write that completed
+# must be there, whatever happened since: a sector may only hold the
+# generation last acknowledged or one tried after it whose write failed.
+# Nothing of that is forgiven, in or out of a disruption. A pass whose
+# read-back cannot reach the disk is read again once it is back, and the
+# final read (h_io_stop) must reach every acknowledged block.
 #
-# fio works on a dm-linear device over the disk, never on the disk itself:
-# once a removed disk is marked dead its capacity is 0, and a read of a
-# block device beyond its capacity returns 0 bytes (EOF) instead of an
-# error. fio does not count such a read as failed and verifies the stale
-# buffer, reporting "bad header offset" for blocks that were never read.
-# Through dm the capacity stays, and a read reaching the dead disk fails.
-H_FIO_DIR=/tmp/hostile-fio
-H_FIO_DM=hostile_fio
-h_fio_dev() {	# h_fio_dev NODE [DM]: point dm device DM at the current disk
-	local d mm sz table m dm=${2:-$H_FIO_DM}
+# Fault scripts bracket deliberate disruptions with h_disrupt_begin/end:
+# a pass with failed writes counts as an I/O error unless it overlaps one.
+#
+# I/O goes to a dm-linear device over the disk, never to the disk itself:
+# once a removed disk is marked dead its capacity is 0, and a read beyond
+# a block device's capacity returns 0 bytes instead of an error. Through
+# dm the capacity stays, and I/O reaching the dead disk fails.
+H_IO_DIR=/tmp/hostile-fio
+H_IO_DM=hostile_fio
+H_ACK_BLOCKS=8192
+h_ackcheck() { "$(dirname "${HOSTILE:-/var/cache/ib_srpt/hostile/hostile}")/ackcheck" "$@"; }
+h_io_dev() {	# h_io_dev NODE [DM]: point dm device DM at the current disk
+	local d mm sz table m dm=${2:-$H_IO_DM}
 	d=$(h_srp_disk) || return 1
 	d=${d#/dev/}
 	mm=$(cat "/sys/block/$d/dev" 2>/dev/null) || return 1
@@ -319,208 +327,151 @@ h_fio_dev() {	# h_fio_dev NODE [DM]: point dm device DM at the current disk
 	h_blknode "dm-$m" "$1"
 }
 
-# h_fio_pass N [fio options]: pass N on the dm device (output in out.N).
-# The seed depends only on N, so a --verify_only run replays pass N.
-h_fio_pass() {
-	local n=$1
-	shift
-	fio --name=verify --filename="$H_FIO_DIR/disk" --rw=randwrite --bs=4k \
-		--size=16M --offset=$(( (n % 3) * 16 ))M --ioengine=libaio \
-		--iodepth=8 --direct=1 --verify=crc32c --verify_fatal=0 \
-		--randrepeat=1 --randseed=$((4096 + n)) "$@"
-}
-
-# A pass whose reads were cut off (a logout) wrote all its blocks, and
-# each of those writes was acknowledged: once the disk is back, read the
-# whole pass again (out.N.replay), so that the data is still checked.
-h_fio_replay() {	# h_fio_replay N
-	local n=$1 try
-	grep -aq 'io_u error.*: read offset' "$H_FIO_DIR/out.$n" || return 0
-	grep -aq 'io_u error.*: write offset' "$H_FIO_DIR/out.$n" && return 0
-	for try in $(seq 60); do
-		[ -e "$H_FIO_DIR/stop" ] && [ "$try" -gt 30 ] && break
-		if h_fio_dev "$H_FIO_DIR/disk"; then
-			h_fio_pass "$n" --verify_only >"$H_FIO_DIR/out.$n.replay" 2>&1 && return 0
-			grep -aq 'io_u error' "$H_FIO_DIR/out.$n.replay" || return 0
+# h_ack_verify OUT [TRIES]: read back every acknowledged block into OUT,
+# re-pointing the dm device at the disk between tries (one a second).
+# Status: ackcheck verify's (0 all there, 1 data lost, 2 disk not reached).
+h_ack_verify() {
+	local o=$1 tries=${2:-60} try rc=2
+	echo "ackcheck verify: the disk was not there" >"$o"
+	for try in $(seq "$tries"); do
+		if h_io_dev "$H_IO_DIR/disk"; then
+			h_ackcheck verify "$H_IO_DIR/disk" "$H_IO_DIR/state" >"$o" 2>&1
+			rc=$?
+			[ "$rc" = 2 ] || return "$rc"
 		fi
+		[ -e "$H_IO_DIR/stop" ] && [ "$try" -gt 30 ] && break
 		sleep 1
 	done
+	return "$rc"
 }
 
-# The read-again check can fail: pass 999 is written and verified, one
-# of its blocks overwritten behind fio's back, and a replay must notice.
-h_fio_selftest() {
-	local blk
-	h_fio_dev "$H_FIO_DIR/disk" || { echo "no disk"; return 1; }
-	h_fio_pass 999 >"$H_FIO_DIR/self.1" 2>&1 || { echo "pass 999 failed"; return 1; }
-	h_fio_pass 999 --verify_only >"$H_FIO_DIR/self.2" 2>&1 || { echo "clean replay failed"; return 1; }
-	blk=$(( (999 % 3) * 4096 + 1234 ))
-	dd if=/dev/zero of="$H_FIO_DIR/disk" bs=4k seek="$blk" count=1 oflag=direct status=none
-	h_fio_pass 999 --verify_only >"$H_FIO_DIR/self.3" 2>&1 && { echo "replay missed a zeroed block"; return 1; }
-	grep -aq "wanted $((blk * 4096))\|offset=$((blk * 4096))" "$H_FIO_DIR/self.3" ||
-		{ echo "replay failed, but not at the zeroed block"; grep -a verify "$H_FIO_DIR/self.3" | head -n 3; return 1; }
-}
-
-h_fio_start() {
-	rm -rf "$H_FIO_DIR"; mkdir -p "$H_FIO_DIR"
+h_io_start() {
+	rm -rf "$H_IO_DIR"; mkdir -p "$H_IO_DIR"
 	(
 		n=0
-		while [ ! -e "$H_FIO_DIR/stop" ]; do
-			if ! h_fio_dev "$H_FIO_DIR/disk"; then
+		while [ ! -e "$H_IO_DIR/stop" ]; do
+			if ! h_io_dev "$H_IO_DIR/disk"; then
 				sleep 1
 				continue
 			fi
 			n=$((n + 1))
 			t0=$(date +%s)
-			h_fio_pass "$n" >"$H_FIO_DIR/out.$n" 2>&1
+			h_ackcheck write "$H_IO_DIR/disk" "$H_IO_DIR/state" -b "$H_ACK_BLOCKS" \
+				-n 2048 -t 8 -S "$H_IO_DIR/stop" >"$H_IO_DIR/out.$n" 2>&1
 			rc=$?
-			echo "$t0 $(date +%s)" >"$H_FIO_DIR/t.$n"
-			[ "$rc" = 0 ] || h_fio_replay "$n"
-			echo "$rc" >"$H_FIO_DIR/rc.$n"
+			echo "$t0 $(date +%s)" >"$H_IO_DIR/t.$n"
+			h_ack_verify "$H_IO_DIR/verify.$n"
+			echo $? >"$H_IO_DIR/vrc.$n"
+			echo "$rc" >"$H_IO_DIR/rc.$n"
 		done
 	) </dev/null >/dev/null 2>&1 &
-	echo $! >"$H_FIO_DIR/pid"
+	echo $! >"$H_IO_DIR/pid"
 	disown $! 2>/dev/null
 }
 
+# The check can fail: a block acknowledged as written is zeroed behind the
+# loop's back, and the read-back must name it.
+h_io_selftest() {
+	local blk
+	h_io_dev "$H_IO_DIR/disk" || { echo "no disk"; return 1; }
+	h_ack_verify "$H_IO_DIR/self.1" 5 || { echo "verify before the change: $(tail -n 1 "$H_IO_DIR/self.1")"; return 1; }
+	blk=$(h_ackcheck acked "$H_IO_DIR/state") || { echo "no acknowledged block"; return 1; }
+	dd if=/dev/zero of="$H_IO_DIR/disk" bs=512 seek=$((blk * 8 + 5)) count=1 oflag=direct status=none
+	h_ack_verify "$H_IO_DIR/self.2" 5 && { echo "verify missed a zeroed sector"; return 1; }
+	grep -q "^LOST block $blk sector 5:" "$H_IO_DIR/self.2" ||
+		{ echo "verify failed, but not at the zeroed sector: $(head -n 2 "$H_IO_DIR/self.2")"; return 1; }
+}
+
 # A disruption window runs from h_disrupt_begin to h_disrupt_end (plus
-# slack) and is recorded in $H_FIO_DIR/disrupt; while it is open,
+# slack) and is recorded in $H_IO_DIR/disrupt; while it is open,
 # disrupt.now holds its start. However a fault script ends (an early exit,
 # a failed step, the runner's timeout), its open window is closed with it
 # (h_at_exit), and the runner closes any window a killed script left open
 # before the next fault: a window never extends over later faults.
 h_disrupt_begin() {
-	date +%s >"$H_FIO_DIR/disrupt.now"
+	date +%s >"$H_IO_DIR/disrupt.now"
 	[ -n "${H_DISRUPT_TRAP:-}" ] || { H_DISRUPT_TRAP=1; h_at_exit h_disrupt_end; }
 }
 h_disrupt_end() {
 	# 5 s of slack: the initiator notices late.
-	[ -e "$H_FIO_DIR/disrupt.now" ] || return 0
-	echo "$(cat "$H_FIO_DIR/disrupt.now") $(( $(date +%s) + 5 ))" >>"$H_FIO_DIR/disrupt"
-	rm -f "$H_FIO_DIR/disrupt.now"
+	[ -e "$H_IO_DIR/disrupt.now" ] || return 0
+	echo "$(cat "$H_IO_DIR/disrupt.now") $(( $(date +%s) + 5 ))" >>"$H_IO_DIR/disrupt"
+	rm -f "$H_IO_DIR/disrupt.now"
 }
 
 # h_pass_disrupted N: pass N overlaps a disruption window (an open one
 # counts from its start until now).
 h_pass_disrupted() {
 	local s e a b
-	read -r s e <"$H_FIO_DIR/t.$1" || return 1
-	if read -r a 2>/dev/null <"$H_FIO_DIR/disrupt.now"; then
+	read -r s e <"$H_IO_DIR/t.$1" || return 1
+	if read -r a 2>/dev/null <"$H_IO_DIR/disrupt.now"; then
 		[ "$a" -le "$e" ] && return 0
 	fi
-	[ -e "$H_FIO_DIR/disrupt" ] || return 1
+	[ -e "$H_IO_DIR/disrupt" ] || return 1
 	while read -r a b; do
 		[ "$a" -le "$e" ] && [ "$b" -ge "$s" ] && return 0
-	done <"$H_FIO_DIR/disrupt"
+	done <"$H_IO_DIR/disrupt"
 	return 1
 }
 
-# fio's verify failures in output file $1, one line each: "<requested
-# block offset> <length> <line>" (offset and length -1 when the line does
-# not say).
-H_VERIFY_RE='verify failed|bad magic|bad header|verify: bad'
-h_verify_failures() {
-	grep -aE "$H_VERIFY_RE" "$1" | awk '{
-		o = -1; l = -1
-		if (match($0, /requested block: offset=[0-9]+, length=[0-9]+/)) {
-			split(substr($0, RSTART, RLENGTH), f, /[=,]/)
-			o = f[2]; l = f[4]
-		}
-		print o, l, $0
-	}'
-}
-
-# h_verify_unexplained OUT: the verify failures in fio output OUT that are
-# not explained by a failed write. A block whose write failed with an I/O
-# error was never acknowledged: old data there is no data loss, so a
-# verify failure in the range of such a write ("io_u error ...: write
-# offset=O, buflen=L") is explained. Every other one, in the same pass or
-# not, is data loss. Prints the count; the failures go to OUT.unexplained.
-h_verify_unexplained() {
-	local o=$1
-	rm -f "$o.unexplained"
-	{
-		grep -ao 'io_u error.*: write offset=[0-9]*, buflen=[0-9]*' "$o" |
-			sed 's/.*write offset=\([0-9]*\), buflen=\([0-9]*\)/W \1 \2/'
-		h_verify_failures "$o" | sed 's/^/V /'
-	} | awk -v out="$o.unexplained" '
-		$1 == "W" { ws[++nw] = $2; we[nw] = $2 + $3; next }
-		{
-			vo = $2; vl = $3
-			if (vo >= 0)
-				for (i = 1; i <= nw; i++)
-					if (vo < we[i] && vo + vl > ws[i])
-						next
-			n++
-			$1 = $2 = $3 = ""
-			print substr($0, 4) >out
-		}
-		END { print n + 0 }'
-}
-
-h_fio_stop() {	# h_fio_stop [MAX_WAIT_S]; sets H_FIO_HUNG=1 if fio had to be killed
-	local pid n=0 f rc v u o k r max=${1:-240}
-	pid=$(cat "$H_FIO_DIR/pid" 2>/dev/null)
-	touch "$H_FIO_DIR/stop"
-	H_FIO_HUNG=0
+# h_io_stop [MAX_WAIT_S]: stop the loop, read back every acknowledged
+# block once more and count. Sets H_IO_PASSES, H_ACKED (writes
+# acknowledged), H_VERIFY_ERRORS (sectors lost, over every read-back),
+# H_IO_ERRORS (passes with failed writes outside a disruption),
+# H_UNVERIFIED (read-backs that never reached the disk) and H_IO_HUNG
+# (the loop had to be killed).
+h_io_stop() {
+	local pid n=0 f rc v k max=${1:-240}
+	pid=$(cat "$H_IO_DIR/pid" 2>/dev/null)
+	touch "$H_IO_DIR/stop"
+	H_IO_HUNG=0
 	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $n -lt "$max" ]; do
 		sleep 1; n=$((n + 1))
 	done
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		echo "fio did not finish its pass within $max s: killing it"
-		H_FIO_HUNG=1
+		echo "the write loop did not finish its pass within $max s: killing it"
+		H_IO_HUNG=1
 		pkill -9 -P "$pid"; kill -9 "$pid"
+	fi
+	H_IO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0 H_UNVERIFIED=0 H_ACKED=0
+	for f in "$H_IO_DIR"/rc.*; do
+		[ -e "$f" ] || continue
+		k=${f##*rc.}
+		H_IO_PASSES=$((H_IO_PASSES + 1))
+		rc=$(cat "$f")
+		v=$(grep -ac '^LOST ' "$H_IO_DIR/verify.$k" 2>/dev/null)
+		H_ACKED=$((H_ACKED + $(sed -n 's/^ackcheck write: \([0-9]*\) acknowledged.*/\1/p' "$H_IO_DIR/out.$k")))
+		if [ "$v" -gt 0 ]; then
+			H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
+			echo "pass $k ($(cat "$H_IO_DIR/t.$k")): $v acknowledged sectors lost$(h_pass_disrupted "$k" && echo ', during a deliberate disruption'):"
+			grep -a '^LOST ' "$H_IO_DIR/verify.$k" | head -n 10 | sed 's/^/    /'
+		elif [ "$(cat "$H_IO_DIR/vrc.$k")" != 0 ]; then
+			H_UNVERIFIED=$((H_UNVERIFIED + 1))
+			echo "pass $k: read-back did not reach the disk: $(tail -n 1 "$H_IO_DIR/verify.$k")"
+		fi
+		[ "$rc" = 0 ] && continue
+		if h_pass_disrupted "$k"; then
+			echo "pass $k: $(cat "$H_IO_DIR/out.$k") during a deliberate disruption (not counted)"
+			continue
+		fi
+		H_IO_ERRORS=$((H_IO_ERRORS + 1))
+		echo "pass $k ($(cat "$H_IO_DIR/t.$k")), status $rc: $(cat "$H_IO_DIR/out.$k")"
+	done
+	# The last word: every block ever acknowledged, read once more.
+	h_ack_verify "$H_IO_DIR/verify.final" 60
+	rc=$?
+	v=$(grep -ac '^LOST ' "$H_IO_DIR/verify.final")
+	H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
+	echo "final read-back: $(tail -n 1 "$H_IO_DIR/verify.final")"
+	[ "$v" -gt 0 ] && grep -a '^LOST ' "$H_IO_DIR/verify.final" | head -n 10 | sed 's/^/    /'
+	if [ "$rc" = 2 ]; then
+		H_UNVERIFIED=$((H_UNVERIFIED + 1))
+		H_IO_ERRORS=$((H_IO_ERRORS + 1))
+		echo "the final read-back did not reach the disk"
 	fi
 	# The dm device holds the (maybe dead) disk open: ib_srp could not
 	# be unloaded.
-	h_dm_remove "$H_FIO_DM" 2>/dev/null
-	H_FIO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0 H_REPLAYS=0
-	for f in "$H_FIO_DIR"/rc.*; do
-		[ -e "$f" ] || continue
-		k=${f##*rc.}
-		H_FIO_PASSES=$((H_FIO_PASSES + 1))
-		rc=$(cat "$f")
-		o=$H_FIO_DIR/out.$k
-		v=$(grep -acE "$H_VERIFY_RE" "$o")
-		# A block whose write failed with an I/O error was never
-		# acknowledged, so reading old data back there is no data loss.
-		# Only those blocks are forgiven, and only in a pass that
-		# overlaps a deliberate disruption (the failed write is then
-		# judged as an I/O error of the disruption, below); every other
-		# verify failure of the pass counts.
-		if [ "$v" != 0 ] && h_pass_disrupted "$k"; then
-			u=$(h_verify_unexplained "$o")
-			[ "$u" != "$v" ] &&
-				echo "fio pass $k: $((v - u)) of its $v verify errors are at blocks whose write failed during a disruption (not counted)"
-			v=$u
-		fi
-		[ "$v" -gt 0 ] && H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
-		if [ -e "$o.replay" ]; then
-			H_REPLAYS=$((H_REPLAYS + 1))
-			r=$(grep -acE "$H_VERIFY_RE" "$o.replay")
-			# Counted: verify errors. Reported only: a read-again that
-			# never got the disk back (the pass already failed).
-			if [ "$r" != 0 ] || grep -aq 'io_u error' "$o.replay"; then
-				H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + r))
-				echo "fio pass $k, read again after its reads were cut off: $r verify errors"
-				grep -aE 'verify|io_u error|err=' "$o.replay" | head -n 10 | sed 's/^/    /'
-			fi
-		fi
-		[ "$rc" = 0 ] && continue
-		if [ "$v" = 0 ] && h_pass_disrupted "$k"; then
-			echo "fio pass $k failed during a deliberate disruption (not counted)"
-			continue
-		fi
-		[ "$v" = 0 ] && H_IO_ERRORS=$((H_IO_ERRORS + 1))
-		echo "fio pass $k exit $rc ($(cat "$H_FIO_DIR/t.$k" 2>/dev/null)):"
-		if [ "$v" != 0 ]; then
-			h_pass_disrupted "$k" && echo "    (during a deliberate disruption)"
-			grep -avE '^ *(lat|clat|slat|bw|iops|cpu|IO depths|submit|complete|issued|latency|READ|WRITE|Run status|Disk stats|  [0-9]|[a-z]+: ios=)' "$o" |
-				head -n 30 | sed 's/^/    /'
-		else
-			grep -aE 'err=|error|verify' "$o" | head -n 5 | sed 's/^/    /'
-		fi
-	done
+	h_dm_remove "$H_IO_DM" 2>/dev/null
 }
 
 # ---- sessions and teardown ----

@@ -5,8 +5,8 @@
 # tree exists (a bare rmmod is always refused), so the tree goes first, as
 # `targetcli clearconfig` removes it: every target port under
 # /sys/kernel/config/target/srpt (TPG disabled, ACLs, LUNs, TPG, port),
-# then the fabric directory; the backstores stay. With the fio initiator
-# logged in and its fio loop running:
+# then the fabric directory; the backstores stay. With the Linux initiator
+# logged in and its write loop running:
 #   - removing the tree finishes within 60 s and closes the target's
 #     channels (their QPs are gone);
 #   - `rmmod ib_srpt` then succeeds within 30 s, the module and its slab
@@ -16,8 +16,9 @@
 #     90 s (fast_io_fail_tmo is 15 s);
 #   - the module is loaded again and the configuration restored
 #     (h_configure, the TPG attributes as they were): it is the same as
-#     before, a fresh login works, ib_srp gets its disk back and the fio
-#     pass that the unload cut off ends (within 300 s).
+#     before, a fresh login works, ib_srp gets its disk back and the write
+#     pass that the unload cut off ends (within 300 s) with every
+#     acknowledged write read back intact.
 # Whatever happens, the module is loaded and configured again on exit, so
 # that the later faults find their target.
 . "$REPO/tests/hostile/guest-lib.sh"
@@ -81,19 +82,19 @@ old_gone() {	# none of the target's QPs of before exists any more
 	return 0
 }
 
-newest_pass() {	# highest fio pass number that has started
+newest_pass() {	# highest write pass number that has started
 	local f n=0
-	for f in "$H_FIO_DIR"/out.*; do
+	for f in "$H_IO_DIR"/out.*; do
 		f=${f##*out.}
 		[[ "$f" =~ ^[0-9]+$ ]] && [ "$f" -gt "$n" ] && n=$f
 	done
 	echo "$n"
 }
 
-# ---- before: live sessions, fio running ----
-wait_for 30 h_disk_ok || fail "the fio disk is not readable before the unload"
-fio_pid=$(cat "$H_FIO_DIR/pid" 2>/dev/null)
-[ -n "$fio_pid" ] && kill -0 "$fio_pid" 2>/dev/null || fail "the fio loop is not running"
+# ---- before: live sessions, writes running ----
+wait_for 30 h_disk_ok || fail "the initiator's disk is not readable before the unload"
+io_pid=$(cat "$H_IO_DIR/pid" 2>/dev/null)
+[ -n "$io_pid" ] && kill -0 "$io_pid" 2>/dev/null || fail "the write loop is not running"
 qps=$(h_srpt_qpns | tr '\n' ' ')
 [ -n "$qps" ] || { echo "no live target channel before the unload: nothing to test"; exit 1; }
 before=$(cfg_snapshot)
@@ -104,15 +105,15 @@ rport=/sys/class/srp_remote_ports/port-${H_SHOST#host}:1
 rport_state() { cat "$rport/state" 2>/dev/null; }
 rport_down() { [ -n "$(rport_state)" ] && [ "$(rport_state)" != running ]; }
 [ "$(rport_state)" = running ] || fail "the initiator's remote port is not running before the unload: '$(rport_state)'"
-echo "before: target channels (QPs) $qps; fio pass $(newest_pass) running;" \
+echo "before: target channels (QPs) $qps; write pass $(newest_pass) running;" \
 	"initiator $H_SHOST, remote port $(rport_state)"
 
 # ---- remove the configfs tree ----
 h_disrupt_begin
 h_at_exit restore
 n=$(newest_pass)
-# the fio pass the unload cuts off: the running one, or the next
-{ [ "$n" = 0 ] || [ -e "$H_FIO_DIR/rc.$n" ]; } && n=$((n + 1))
+# the write pass the unload cuts off: the running one, or the next
+{ [ "$n" = 0 ] || [ -e "$H_IO_DIR/rc.$n" ]; } && n=$((n + 1))
 t0=$(date +%s)
 run_deadline 60 clear_tree >"$F/clear" 2>&1
 rc=$?
@@ -177,11 +178,12 @@ if [ "$before" != "$after" ]; then
 fi
 h_sanity || fail "no fresh login after the reload"
 h_srp_recover 120 || fail "the Linux initiator did not get its disk back"
-if wait_for 300 test -e "$H_FIO_DIR/rc.$n"; then
-	echo "fio pass $n (cut off by the unload) ended with status $(cat "$H_FIO_DIR/rc.$n")"
+if wait_for 300 test -e "$H_IO_DIR/rc.$n"; then
+	echo "write pass $n (cut off by the unload) ended with status $(cat "$H_IO_DIR/rc.$n"); $(tail -n 1 "$H_IO_DIR/verify.$n")"
+	[ "$(cat "$H_IO_DIR/vrc.$n")" = 0 ] || fail "write pass $n: the read-back after the unload did not find every acknowledged write"
 else
-	fail "fio pass $n, cut off by the unload, has not ended 300 s after the restore"
+	fail "write pass $n, cut off by the unload, has not ended 300 s after the restore"
 fi
-kill -0 "$fio_pid" 2>/dev/null || fail "the fio loop is gone"
+kill -0 "$io_pid" 2>/dev/null || fail "the write loop is gone"
 h_disrupt_end
 exit $bad
