@@ -600,6 +600,38 @@ static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 }
 
 /**
+ * srpt_dm_answer() - build the response to a Device Management request.
+ * @sport: port the request arrived on.
+ * @rq_mad: request.
+ * @dm_mad: response, all of it written: the request's header with the
+ *          response method and a status, the attribute or zeroes.
+ */
+static void srpt_dm_answer(struct srpt_port *sport, struct ib_mad *rq_mad,
+			   struct ib_dm_mad *dm_mad)
+{
+	memset(dm_mad, 0, sizeof(*dm_mad));
+	memcpy(&dm_mad->mad_hdr, &rq_mad->mad_hdr, sizeof(dm_mad->mad_hdr));
+	dm_mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	dm_mad->mad_hdr.status = 0;
+
+	switch (rq_mad->mad_hdr.method) {
+	case IB_MGMT_METHOD_GET:
+		srpt_mgmt_method_get(sport, rq_mad, dm_mad);
+		break;
+	case IB_MGMT_METHOD_SET:
+		dm_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+		break;
+	default:
+		dm_mad->mad_hdr.method = rq_mad->mad_hdr.method |
+					 IB_MGMT_METHOD_RESP;
+		dm_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD);
+		break;
+	}
+}
+
+/**
  * srpt_mad_send_handler() - release a sent Device Management response.
  * @mad_agent: MAD agent.
  * @mad_wc: send completion.
@@ -624,7 +656,6 @@ static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 	struct srpt_port *sport = mad_agent->context;
 	struct ib_mad *rq_mad = mad_wc->recv_buf.mad;
 	struct ib_mad_send_buf *rsp;
-	struct ib_dm_mad *dm_mad;
 	struct ib_ah *ah;
 
 	ah = ib_create_ah_from_wc(mad_agent->qp->pd, mad_wc->wc,
@@ -640,28 +671,7 @@ static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 		goto destroy_ah;
 	rsp->ah = ah;
 
-	dm_mad = rsp->mad;
-	memset(dm_mad, 0, sizeof(*dm_mad));
-	memcpy(&dm_mad->mad_hdr, &rq_mad->mad_hdr, sizeof(dm_mad->mad_hdr));
-	dm_mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-	dm_mad->mad_hdr.status = 0;
-
-	switch (rq_mad->mad_hdr.method) {
-	case IB_MGMT_METHOD_GET:
-		srpt_mgmt_method_get(sport, rq_mad, dm_mad);
-		break;
-	case IB_MGMT_METHOD_SET:
-		dm_mad->mad_hdr.status =
-			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
-		break;
-	default:
-		dm_mad->mad_hdr.method = rq_mad->mad_hdr.method |
-					 IB_MGMT_METHOD_RESP;
-		dm_mad->mad_hdr.status =
-			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD);
-		break;
-	}
-
+	srpt_dm_answer(sport, rq_mad, rsp->mad);
 	if (ib_post_send_mad(rsp, NULL))
 		goto free_send;
 
@@ -2366,6 +2376,23 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_tmf_decode() - what an SRP_TSK_MGMT asks of the target core.
+ * @tsk: the IU, all of its fixed part received.
+ * @lun: receives the LUN in the target core's form, as for an SRP_CMD.
+ *
+ * Return: the TMR_* function; TMR_UNKNOWN for one SRP does not define,
+ * which the target core answers TMR_FUNCTION_REJECTED (FUNCTION NOT
+ * SUPPORTED, srpt_tmr_rsp_code()) when the LUN exists.
+ */
+static u8 srpt_tmf_decode(struct srp_tsk_mgmt *tsk, u64 *lun)
+{
+	int fn = srp_tmr_to_tcm(tsk->tsk_mgmt_func);
+
+	*lun = scsilun_to_int(&tsk->lun);
+	return fn < 0 ? TMR_UNKNOWN : fn;
+}
+
+/**
  * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT.
  * @ch: channel.
  * @recv: receive buffer holding the IU.
@@ -2378,9 +2405,9 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				 struct srpt_send_ioctx *ioctx)
 {
 	struct srp_tsk_mgmt *tsk = recv->ioctx.buf + recv->ioctx.offset;
-	u64 lun = scsilun_to_int(&tsk->lun);
 	u64 task_tag = tsk->task_tag;
-	int tcm_tmr = srp_tmr_to_tcm(tsk->tsk_mgmt_func);
+	u64 lun;
+	u8 tcm_tmr = srpt_tmf_decode(tsk, &lun);
 	int ret;
 
 	ioctx->tag = tsk->tag;
@@ -2393,8 +2420,8 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	ioctx->tmf_credit = true;
 
 	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL, lun, ioctx,
-				tcm_tmr < 0 ? 0xff : tcm_tmr, GFP_KERNEL,
-				task_tag, TARGET_SCF_ACK_KREF);
+				tcm_tmr, GFP_KERNEL, task_tag,
+				TARGET_SCF_ACK_KREF);
 	if (ret) {
 		srpt_credit_return(ch);
 		srpt_put_send_ioctx(ioctx);
@@ -2440,6 +2467,46 @@ static bool srpt_iu_takes_credit(const u8 *iu, u32 len)
 	return len >= 1 && (iu[0] == SRP_CMD || iu[0] == SRP_TSK_MGMT);
 }
 
+/* What srpt_handle_new_iu() does with an IU, by srpt_classify_iu(). */
+enum srpt_iu_kind {
+	SRPT_IU_CMD,		/* SRP_CMD of at least sizeof(struct srp_cmd) */
+	SRPT_IU_TSK_MGMT,	/* SRP_TSK_MGMT of at least its size */
+	SRPT_IU_SHORT,		/* either, too short: dropped, credit returned */
+	SRPT_IU_I_LOGOUT,	/* the initiator logs out */
+	SRPT_IU_CRED_RSP,	/* expected, or a response to no request */
+	SRPT_IU_AER_RSP,	/* always a response to no request */
+	SRPT_IU_BAD_TYPE,	/* empty, unknown or target-to-initiator */
+};
+
+/**
+ * srpt_classify_iu() - what an IU is, from its first byte and its length.
+ * @iu: the IU; nothing is read when @len is zero.
+ * @len: bytes received.
+ *
+ * Return: its kind. SRPT_IU_CMD and SRPT_IU_TSK_MGMT guarantee that the
+ * fixed part of the IU was received.
+ */
+static enum srpt_iu_kind srpt_classify_iu(const u8 *iu, u32 len)
+{
+	if (len < 1)
+		return SRPT_IU_BAD_TYPE;
+	switch (iu[0]) {
+	case SRP_CMD:
+		return len < sizeof(struct srp_cmd) ? SRPT_IU_SHORT : SRPT_IU_CMD;
+	case SRP_TSK_MGMT:
+		return len < sizeof(struct srp_tsk_mgmt) ? SRPT_IU_SHORT :
+							   SRPT_IU_TSK_MGMT;
+	case SRP_I_LOGOUT:
+		return SRPT_IU_I_LOGOUT;
+	case SRP_CRED_RSP:
+		return SRPT_IU_CRED_RSP;
+	case SRP_AER_RSP:
+		return SRPT_IU_AER_RSP;
+	default:
+		return SRPT_IU_BAD_TYPE;
+	}
+}
+
 /**
  * srpt_handle_new_iu() - process a newly received information unit.
  * @ch: live channel the IU arrived on.
@@ -2457,53 +2524,45 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			       struct srpt_recv_ioctx *recv)
 {
 	u8 *iu = recv->ioctx.buf + recv->ioctx.offset;
+	enum srpt_iu_kind kind = srpt_classify_iu(iu, recv->byte_len);
 	struct srpt_send_ioctx *ioctx;
-	u32 need;
-	u8 opcode;
 
-	if (recv->byte_len < 1) {
-		srpt_ch_info_ratelimited(ch, "empty IU\n");
-		srpt_logout_ch(ch, SRPT_LOGOUT_BAD_IU_TYPE);
-		goto ignore;
-	}
-
-	opcode = iu[0];
-	switch (opcode) {
-	case SRP_CMD:
-	case SRP_TSK_MGMT:
-		need = opcode == SRP_CMD ? sizeof(struct srp_cmd) :
-					   sizeof(struct srp_tsk_mgmt);
-		if (recv->byte_len < need) {
-			srpt_ch_info_ratelimited(ch, "IU %#x of %u bytes is too short\n",
-						 opcode, recv->byte_len);
-			goto drop;
-		}
+	switch (kind) {
+	case SRPT_IU_CMD:
+	case SRPT_IU_TSK_MGMT:
 		ioctx = srpt_get_send_ioctx(ch);
 		if (unlikely(!ioctx))
 			return false;
-		if (opcode == SRP_CMD)
+		if (kind == SRPT_IU_CMD)
 			srpt_handle_cmd(ch, recv, ioctx);
 		else
 			srpt_handle_tsk_mgmt(ch, recv, ioctx);
 		return true;
-	case SRP_I_LOGOUT:
+	case SRPT_IU_SHORT:
+		srpt_ch_info_ratelimited(ch, "IU %#x of %u bytes is too short\n",
+					 iu[0], recv->byte_len);
+		goto drop;
+	case SRPT_IU_I_LOGOUT:
 		srpt_ch_info(ch, "initiator logout\n");
 		trace_srpt_initiator_logout(ch);
 		srpt_close_ch(ch);
 		goto repost;
-	case SRP_CRED_RSP:
+	case SRPT_IU_CRED_RSP:
 		if (srpt_cred_rsp_expected(ch, iu, recv->byte_len))
 			goto repost;
 		fallthrough;
-	case SRP_AER_RSP:
+	case SRPT_IU_AER_RSP:
 		/* This target sends no SRP_AER_REQ. */
 		srpt_ch_info_ratelimited(ch, "response IU %#x to no request\n",
-					 opcode);
+					 iu[0]);
 		srpt_logout_ch(ch, SRPT_LOGOUT_RSP_WITHOUT_REQ);
 		goto ignore;
-	default:
-		srpt_ch_info_ratelimited(ch, "IU with opcode %#x (%u bytes) is not accepted from an initiator\n",
-					 opcode, recv->byte_len);
+	case SRPT_IU_BAD_TYPE:
+		if (recv->byte_len < 1)
+			srpt_ch_info_ratelimited(ch, "empty IU\n");
+		else
+			srpt_ch_info_ratelimited(ch, "IU with opcode %#x (%u bytes) is not accepted from an initiator\n",
+						 iu[0], recv->byte_len);
 		srpt_logout_ch(ch, SRPT_LOGOUT_BAD_IU_TYPE);
 		goto ignore;
 	}
@@ -4019,17 +4078,44 @@ static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 	trace_srpt_login_reject(tag, reason, !ib_cm_id);
 }
 
+/*
+ * The sizes and credits a login accepted by srpt_check_login_req() gets:
+ * from the request, the port's limits and the device's receive queue.
+ * Immediate data lands on a sector boundary of its receive buffer.
+ */
+static void srpt_ch_login_sizes(struct srpt_rdma_ch *ch,
+				const struct srpt_port *sport,
+				const struct srp_login_req *req)
+{
+	const struct srpt_device *sdev = sport->sdev;
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+
+	ch->max_data_len = READ_ONCE(sport->limits.srp_max_rdma_size);
+	ch->max_it_iu_len = it_iu_len;
+	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
+	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->limits.srp_max_rsp_size),
+				   SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
+	ch->max_ti_iu_len = ch->max_rsp_size;
+	ch->use_srq = sdev->use_srq;
+	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
+				    SRPT_RQ_SIZE;
+	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
+	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
+			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
+			  SECTOR_SIZE : 0;
+	atomic_set(&ch->req_lim, ch->rq_size);
+	atomic_set(&ch->req_lim_delta, 0);
+}
+
 /* Context: sdev_mutex held. Return: a channel nobody else sees, or NULL. */
 static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 					  const struct srp_login_req *req,
 					  struct ib_cm_id *ib_cm_id,
 					  struct rdma_cm_id *rdma_cm_id)
 {
-	struct srpt_device *sdev = sport->sdev;
-	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
 	struct srpt_rdma_ch *ch;
 
-	lockdep_assert_held(&sdev->sdev_mutex);
+	lockdep_assert_held(&sport->sdev->sdev_mutex);
 	ch = kzalloc_obj(*ch, GFP_KERNEL);
 	if (!ch)
 		return NULL;
@@ -4058,21 +4144,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 		ch->using_rdma_cm = true;
 		ch->rdma_cm.cm_id = rdma_cm_id;
 	}
-	ch->max_data_len = READ_ONCE(sport->limits.srp_max_rdma_size);
-	ch->max_it_iu_len = it_iu_len;
-	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
-	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->limits.srp_max_rsp_size),
-				   SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
-	ch->max_ti_iu_len = ch->max_rsp_size;
-	ch->use_srq = sdev->use_srq;
-	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
-				    SRPT_RQ_SIZE;
-	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
-	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
-			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
-			  SECTOR_SIZE : 0;
-	atomic_set(&ch->req_lim, ch->rq_size);
-	atomic_set(&ch->req_lim_delta, 0);
+	srpt_ch_login_sizes(ch, sport, req);
 
 	if (srpt_alloc_ch_rings(ch))
 		goto free_ch;
