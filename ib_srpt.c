@@ -6409,10 +6409,10 @@ static int __init srpt_init_module(void)
 		       srp_max_req_size, SRPT_MAX_REQ_SIZE_MIN);
 		return -EINVAL;
 	}
-	/* Each receive buffer is one kmalloc()ed IU. */
-	if (srp_max_req_size > KMALLOC_MAX_SIZE) {
-		pr_err("srp_max_req_size %u is above %lu, the largest receive buffer the kernel can allocate\n",
-		       srp_max_req_size, (unsigned long)KMALLOC_MAX_SIZE);
+	/* Each receive buffer is one kmalloc()ed IU, see SRPT_MAX_REQ_SIZE_MAX. */
+	if (srp_max_req_size > SRPT_MAX_REQ_SIZE_MAX) {
+		pr_err("srp_max_req_size %u is above %lu: the kernel cannot allocate receive buffers that large\n",
+		       srp_max_req_size, (unsigned long)SRPT_MAX_REQ_SIZE_MAX);
 		return -EINVAL;
 	}
 	if (srpt_srq_size < SRPT_SRQ_SIZE_MIN || srpt_srq_size > SRPT_SRQ_SIZE_MAX) {

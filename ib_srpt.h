@@ -255,6 +255,13 @@ enum {
 	SRPT_MAX_TBL_FETCHES	= 16,
 };
 
+/*
+ * Each receive buffer is one kmalloc()ed IU (srpt_alloc_ioctx()), after
+ * up to SECTOR_SIZE - 1 bytes that align immediate data
+ * (srpt_ch_login_sizes()).
+ */
+#define SRPT_MAX_REQ_SIZE_MAX	(KMALLOC_MAX_SIZE - (SECTOR_SIZE - 1))
+
 /* An HCA raises LAST_WQE_REACHED at once for a QP in error; 5 s is lost. */
 #define SRPT_LAST_WQE_TIMEOUT	(5 * HZ)
 
