@@ -28,8 +28,8 @@ DESTDIR ?=
 TRANSPORT ?= rxe
 export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR TRANSPORT
 
-.PHONY: all module deps clean lint e2e bench bench-scale kunit demo check \
-	hostile man install uninstall dkms deb soak
+.PHONY: all module deps clean lint e2e bench bench-scale kunit fuzz demo \
+	check hostile man install uninstall dkms deb soak
 
 all: module
 
@@ -79,6 +79,24 @@ bench-scale:
 
 kunit:
 	@$(SRC)/scripts/kunit.sh
+
+# The ib_srpt_fuzz KUnit suite at length: FUZZ_INPUTS per case (make kunit
+# runs 100000), FUZZ_SEED (0: the fixed seeds of make kunit; random: one
+# from /dev/urandom; the seeds are printed), FUZZ_SECONDS per case (under
+# KUnit's 300 s per case). The kernel command line carries them.
+FUZZ_INPUTS ?= 5000000
+FUZZ_SEED ?= 0
+FUZZ_SECONDS ?= 240
+
+fuzz:
+	@seed=$(FUZZ_SEED); \
+	[ "$$seed" != random ] || seed=$$(od -An -N8 -tu8 /dev/urandom | tr -d ' '); \
+	cases=$$(grep -c '^[[:space:]]*KUNIT_CASE(' $(SRC)/kunit/srpt_fuzz_kunit.c); \
+	KUNIT_ARGS="--timeout=$$((cases * $(FUZZ_SECONDS) + 600)) \
+		--kernel_args=ib_srpt.fuzz_inputs=$(FUZZ_INPUTS) \
+		--kernel_args=ib_srpt.fuzz_seed=$$seed \
+		--kernel_args=ib_srpt.fuzz_seconds=$(FUZZ_SECONDS) ib_srpt_fuzz*" \
+		$(SRC)/scripts/kunit.sh
 
 # The project as a patch series against the KTREE=6.12|newest kernel tree, in
 # $(CACHE)/patch/out-<KTREE>/ (OUT=); patch-check also applies it with git am,
