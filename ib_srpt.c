@@ -4915,6 +4915,90 @@ static struct pernet_operations srpt_net_ops = {
 	.size	= sizeof(struct srpt_net),
 };
 
+/* @a is @p's address, or @p listens on every address of @a's family. */
+static bool srpt_portal_covers(const struct srpt_portal *p,
+			       const struct sockaddr *a, int ifindex)
+{
+	const struct sockaddr_in6 *p6 = (const void *)&p->addr;
+	const struct sockaddr_in *p4 = (const void *)&p->addr;
+	const struct sockaddr_in6 *a6 = (const void *)a;
+	const struct sockaddr_in *a4 = (const void *)a;
+
+	if (p->addr.ss_family != a->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return p4->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		       p4->sin_addr.s_addr == a4->sin_addr.s_addr;
+	if (ipv6_addr_any(&p6->sin6_addr))
+		return true;
+	if (!ipv6_addr_equal(&p6->sin6_addr, &a6->sin6_addr))
+		return false;
+	return !(ipv6_addr_type(&a6->sin6_addr) & IPV6_ADDR_LINKLOCAL) ||
+	       p6->sin6_scope_id == ifindex;
+}
+
+/*
+ * On RoCE an IB CM login is addressed to a GID, that is to an IP address
+ * of one network namespace. It is served only where an RDMA/CM login would
+ * be: the namespace's rdma_cm_port listener, or an open portal on that
+ * address (or its family's wildcard) in that namespace. Reads what the
+ * listeners publish without srpt_rdma_cm_mutex: the IB CM's work queue,
+ * which this runs on, is one that closing a listener may wait for.
+ */
+static bool srpt_ib_cm_addr_served(const struct ib_gid_attr *attr,
+				   struct sockaddr_storage *addr,
+				   unsigned int *inum)
+{
+	struct net_device *ndev;
+	struct srpt_portal *p;
+	struct net *net;
+	bool served;
+	int ifindex;
+
+	*inum = 0;
+	memset(addr, 0, sizeof(*addr));
+	if (!attr)
+		return false;
+	rdma_gid2ip((struct sockaddr *)addr, &attr->gid);
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return false;
+	}
+	net = dev_net(ndev);
+	ifindex = ndev->ifindex;
+	*inum = net->ns.inum;
+	served = READ_ONCE(((struct srpt_net *)net_generic(net, srpt_net_id))->port);
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (served)
+			break;
+		served = p->listening && p->cm_id && net_eq(p->net, net) &&
+			 srpt_portal_covers(p, (struct sockaddr *)addr, ifindex);
+	}
+	spin_unlock(&srpt_portal_lock);
+	rcu_read_unlock();
+	return served;
+}
+
+/* Return: 0 if @req may log in through the IB CM on @port. */
+static int srpt_ib_cm_check_roce(struct ib_cm_id *cm_id, u32 port,
+				 const struct ib_cm_req_event_param *param)
+{
+	struct sockaddr_storage addr;
+	unsigned int inum;
+
+	if (!rdma_protocol_roce(cm_id->device, port) ||
+	    srpt_ib_cm_addr_served(param->ppath_sgid_attr, &addr, &inum))
+		return 0;
+	pr_info_ratelimited("IB CM login to %pISc on %s port %u refused: neither rdma_cm_port nor a portal listens on that address in netns net:[%u]\n",
+			    &addr, dev_name(&cm_id->device->dev), port, inum);
+	/* What the IB CM answers where nobody listens. */
+	ib_send_cm_rej(cm_id, IB_CM_REJ_INVALID_SERVICE_ID, NULL, 0, NULL, 0);
+	return -EPERM;
+}
+
 /**
  * srpt_cm_handler() - IB CM callback.
  * @cm_id: IB CM ID; context is the device for a new request, else the
@@ -4933,6 +5017,8 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		param = &event->param.req_rcvd;
+		if (srpt_ib_cm_check_roce(cm_id, param->port, param))
+			return -EPERM;
 		/* For GUID ACLs: the path's dgid is the initiator's GID. */
 		if (param->primary_path)
 			memcpy(&src.sib_addr, &param->primary_path->dgid,

@@ -361,6 +361,50 @@ static void srpt_portal_rejects_junk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_portal_parse(&init_net, *name, &ss), -EINVAL);
 }
 
+/* An IB CM login over RoCE is served where a portal covers its GID. */
+struct srpt_test_covers {
+	const char *portal;
+	const char *gid;	/* IPv6 form; ::ffff:a.b.c.d is IPv4 */
+	int ifindex;		/* of the GID's interface */
+	bool covered;
+};
+
+static const struct srpt_test_covers srpt_test_covers[] = {
+	{ "0.0.0.0:5555", "::ffff:10.0.0.1", 2, true },
+	{ "10.0.0.1:5555", "::ffff:10.0.0.1", 2, true },
+	{ "10.0.0.2:5555", "::ffff:10.0.0.1", 2, false },
+	{ "[::]:5555", "::ffff:10.0.0.1", 2, false },
+	{ "0.0.0.0:5555", "fd00::1", 2, false },
+	{ "[::]:5555", "fe80::1", 2, true },
+	{ "[fd00::1]:5555", "fd00::1", 2, true },
+	{ "[fd00::1]:5555", "fd00::2", 2, false },
+	{ "[fd00::1]:5555", "fe80::1", 2, false },
+	{ "[fe80::1%3]:5555", "fe80::1", 3, true },
+	{ "[fe80::1%3]:5555", "fe80::1", 4, false },
+};
+
+static void srpt_test_covers_desc(const struct srpt_test_covers *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vs %s if %d", c->portal, c->gid,
+		 c->ifindex);
+}
+
+KUNIT_ARRAY_PARAM(srpt_test_covers, srpt_test_covers, srpt_test_covers_desc);
+
+static void srpt_portal_covers_gid(struct kunit *test)
+{
+	const struct srpt_test_covers *c = test->param_value;
+	struct srpt_portal p = {};
+	struct sockaddr_storage a;
+	union ib_gid gid;
+
+	KUNIT_ASSERT_EQ(test, srpt_portal_parse(&init_net, c->portal, &p.addr), 0);
+	KUNIT_ASSERT_EQ(test, in6_pton(c->gid, -1, gid.raw, -1, NULL), 1);
+	rdma_gid2ip((struct sockaddr *)&a, &gid);
+	KUNIT_EXPECT_EQ(test, srpt_portal_covers(&p, (struct sockaddr *)&a,
+						 c->ifindex), c->covered);
+}
+
 static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_hex_with_prefix),
 	KUNIT_CASE(srpt_name_hex_without_prefix),
@@ -377,6 +421,7 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE_PARAM(srpt_acl_rejects_junk, srpt_acl_junk_gen_params),
 	KUNIT_CASE_PARAM(srpt_portal_name, srpt_test_portals_gen_params),
 	KUNIT_CASE_PARAM(srpt_portal_rejects_junk, srpt_portal_junk_gen_params),
+	KUNIT_CASE_PARAM(srpt_portal_covers_gid, srpt_test_covers_gen_params),
 	{}
 };
 

@@ -13,7 +13,8 @@
  *               the target), compare, then DREQ from this side; wait for
  *               the DREP
  *   target-dreq log in, TEST UNIT READY, then wait up to 60 s for the
- *               target's DREQ and answer it
+ *               target's DREQ and answer it; an SRP_T_LOGOUT must have
+ *               come before it
  *   reject      log in and expect a consumer-defined REJ carrying an
  *               SRP_LOGIN_REJ with reason @reason
  *   no-listener log in and expect the IB CM's own REJ "invalid service ID"
@@ -23,6 +24,7 @@
  * (soft-RoCE loopback, as in the guests).
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #if __has_include(<linux/hex.h>)
 #include <linux/hex.h>	/* hex2bin(), its own header on newer kernels */
 #endif
@@ -75,6 +77,7 @@ static struct ibcm {
 	u8 cm_priv[IB_CM_REP_PRIVATE_DATA_SIZE];
 	int recv_len;
 	struct ibcm_iu *recv_iu;
+	u32 t_logout_reason;	/* of the last SRP_T_LOGOUT; 0: none came */
 	bool failed;
 } t;
 
@@ -155,7 +158,15 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&t.recv_done);
 		return;
 	}
-	pr_info("srpt_ibcm: ignoring IU opcode 0x%02x\n", ((u8 *)iu->buf)[0]);
+	if (((u8 *)iu->buf)[0] == SRP_T_LOGOUT && wc->byte_len >= sizeof(struct srp_t_logout)) {
+		const struct srp_t_logout *lo = iu->buf;
+
+		/* Read after the DREQ, which the target sends after this. */
+		WRITE_ONCE(t.t_logout_reason, be32_to_cpu(lo->reason) | 1U << 31);
+		pr_info("srpt_ibcm: SRP_T_LOGOUT, reason 0x%x\n", be32_to_cpu(lo->reason));
+	} else {
+		pr_info("srpt_ibcm: ignoring IU opcode 0x%02x\n", ((u8 *)iu->buf)[0]);
+	}
 	post_recv(iu);
 }
 
@@ -369,6 +380,15 @@ static void run(void)
 		pr_info("srpt_ibcm: logged in, waiting for the target's DREQ\n");
 		step(wait_for_completion_timeout(&t.dreq_done, 6 * TMO),
 		     "the target sent a DREQ (answered with a DREP)");
+		/*
+		 * SRP_T_LOGOUT goes first, the DREQ after its completion; the
+		 * CQ may be polled a little after the CM event, though.
+		 */
+		for (i = 0; i < 50 && !READ_ONCE(t.t_logout_reason); i++)
+			msleep(20);
+		step(READ_ONCE(t.t_logout_reason),
+		     "an SRP_T_LOGOUT came before the DREQ (reason 0x%x)",
+		     READ_ONCE(t.t_logout_reason) & ~(1U << 31));
 		return;
 	}
 
