@@ -6346,6 +6346,12 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 			     "   Send queue high-water: %d of %u RDMA WRs  Receive high-water: %d of %d requests\n",
 			     atomic_read(&st->sq_hwm), ch->sq_rdma_wrs,
 			     atomic_read(&st->rq_hwm), ch->rq_size);
+	/* A transfer that waits here for long is a stuck channel. */
+	len += sysfs_emit_at(page, at + len,
+			     "   Send queue now: %d of %u RDMA WRs free%s\n",
+			     atomic_read(&ch->sq_wr_avail), ch->sq_rdma_wrs,
+			     list_empty_careful(&ch->sq_wait_list) ? "" :
+			     ", transfers waiting for room");
 	return len;
 }
 

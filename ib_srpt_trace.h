@@ -160,16 +160,19 @@ TRACE_EVENT(srpt_cmd_start,
 			     __field(u64, lun)
 			     __field(u8, opcode)
 			     __field(u64, data_len)
-			     __field(u32, dir)),
+			     __field(u32, dir)
+			     __field(u8, task_attr)),
 	    TP_fast_assign(__entry->qpn = srpt_trace_qpn(ch);
 			   __entry->tag = srp_cmd->tag;
 			   __entry->lun = scsilun_to_int(&srp_cmd->lun);
 			   __entry->opcode = srp_cmd->cdb[0];
 			   __entry->data_len = data_len;
-			   __entry->dir = dir;),
-	    TP_printk("qpn %u tag %#llx lun %llu opcode 0x%02x len %llu dir %s",
+			   __entry->dir = dir;
+			   __entry->task_attr = srp_cmd->task_attr;),
+	    TP_printk("qpn %u tag %#llx lun %llu opcode 0x%02x len %llu dir %s task_attr %u",
 		      __entry->qpn, __entry->tag, __entry->lun, __entry->opcode,
-		      __entry->data_len, srpt_show_dir(__entry->dir))
+		      __entry->data_len, srpt_show_dir(__entry->dir),
+		      __entry->task_attr)
 );
 
 TRACE_EVENT(srpt_cmd_done,

@@ -60,6 +60,7 @@ refused_here() {	# WHERE: the REQ gets the IB CM's own REJ, and the log says why
 	dmesg | tail -n +"$((mark + 1))" | grep -q "IB CM login to fe80::.* refused: neither rdma_cm_port nor a portal listens" ||
 		die "an IB CM login $1 was refused without the message saying why"
 }
+echo 0 >"$SRPT_CFS/discovery_auth/rdma_cm_port" || die "cannot clear rdma_cm_port"
 refused_here "with no RDMA/CM listener at all"
 np=$(tpg_dir)/np
 mkdir "$np/[$TARGET_ADDR]:$RDMA_CM_PORT" || die "cannot make the $TARGET_ADDR portal"

@@ -6,8 +6,10 @@
 #   REGISTER both keys; RESERVE Write Exclusive Registrants Only (type 5)
 #   by A; READ KEYS and READ RESERVATION; READ FULL STATUS shows both
 #   registrants with their SRP TransportIDs (the port IDs the ACLs name);
-#   B writes while A does PREEMPT AND ABORT of B's key: B's writes then end
-#   in RESERVATION CONFLICT; B registers again and writes.
+#   B writes while A does PREEMPT AND ABORT of B's key: B's fio fails
+#   within 15 s with EBADE (reservation conflict), without an abort or a
+#   reset from ib_srp's error handler, and B's WRITE ends in RESERVATION
+#   CONFLICT; B registers again and writes.
 # Then an ACL in a form LIO cannot derive a TransportID from (port GUID,
 # IP address) is created on the GUID-named port: the target must warn
 # that persistent reservations cannot name that initiator.
@@ -73,9 +75,19 @@ run_deadline 60 fio --name=b --filename="$db" --direct=1 --ioengine=libaio --rw=
 	--bs=4k --iodepth=16 --size=32M --time_based --runtime=20 --output=/tmp/fio-b.txt >/dev/null 2>&1 &
 fpid=$!
 sleep 3
+mark=$(dmesg | wc -l)
+t_pre=$(date +%s)
 prout "PREEMPT AND ABORT by a" --preempt-abort --param-rk=0xa1 --param-sark=0xb1 --prout-type=5 "$da"
 wait $fpid && die "b's writes went on after the preemption"
-log "ok: b's fio failed after PREEMPT AND ABORT ($(grep -m1 -io 'err=[^,]*' /tmp/fio-b.txt))"
+t_fail=$(( $(date +%s) - t_pre ))
+# Promptly, and with the conflict itself (EBADE, 52): not by a command
+# timeout, an abort or a reset of the initiator's error handler.
+err=$(grep -m1 -o 'err=[ 0-9]*' /tmp/fio-b.txt | tr -dc 0-9)
+[ "$err" = 52 ] || die "b's fio failed with err=$err, not 52 (EBADE, reservation conflict): $(grep -m2 -i 'error' /tmp/fio-b.txt)"
+[ "$t_fail" -le 15 ] || die "b's fio ended ${t_fail}s after the preemption: a timeout, not the conflict"
+eh=$(dmesg | tail -n +"$((mark + 1))" | grep -E 'SRP abort called|SRP reset_device called|SRP reset_host called' || true)
+[ -z "$eh" ] || die "the initiator's error handler ran after the preemption: $eh"
+log "ok: b's fio failed ${t_fail}s after PREEMPT AND ABORT with err=$err (EBADE), no abort or reset"
 out=$(sg_raw "$db" 2a 00 00 00 00 10 00 00 01 00 -s 512 -i /dev/zero 2>&1) && die "b wrote without a registration"
 echo "$out" | grep -qi "reservation conflict" || die "b's WRITE failed, but not with RESERVATION CONFLICT: $out"
 log "ok: b's WRITE ends in RESERVATION CONFLICT"

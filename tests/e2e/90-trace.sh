@@ -75,7 +75,7 @@ log "ok: qpn $qpn CONNECTING -> LIVE"
 sg_raw -r 96 "$disk" 12 00 00 00 60 00 >/tmp/inq.out 2>&1 ||
 	{ cat /tmp/inq.out >&2; die "sg_raw INQUIRY"; }
 snap
-start=$(ev srpt_cmd_start | grep " opcode 0x12 len 96 dir in$" | tail -n 1)
+start=$(ev srpt_cmd_start | grep " opcode 0x12 len 96 dir in task_attr 0$" | tail -n 1)
 [ -n "$start" ] || die "no srpt_cmd_start for INQUIRY(96): $(ev srpt_cmd_start | tr '\n' ';')"
 log "start: $start"
 tag=$(field tag "$start")
@@ -98,7 +98,7 @@ log "ok: credit event: $cred"
 dd if=/dev/urandom of=/tmp/w8k bs=8k count=1 status=none
 dd if=/tmp/w8k of="$disk" bs=8k count=1 seek=5 oflag=direct status=none
 snap
-ev srpt_cmd_start | grep -q " opcode 0x2a len 8192 dir out$" ||
+ev srpt_cmd_start | grep -q " opcode 0x2a len 8192 dir out task_attr 0$" ||
 	die "no WRITE(10) of 8192 bytes: $(ev srpt_cmd_start | tr '\n' ';')"
 ev srpt_cmd_done | grep -q " opcode 0x2a len 8192 dir out status 0x00$" ||
 	die "no good WRITE(10) completion: $(ev srpt_cmd_done | tr '\n' ';')"
