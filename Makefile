@@ -28,8 +28,8 @@ DESTDIR ?=
 TRANSPORT ?= rxe
 export KVER KDIR BUILD_OUT MODULE CACHE DESTDIR TRANSPORT
 
-.PHONY: all module deps clean lint e2e bench bench-scale kunit fuzz demo \
-	check hostile man install uninstall dkms deb soak
+.PHONY: all module deps clean lint e2e bench bench-scale kunit fuzz fuzz-live \
+	demo check hostile man install uninstall dkms deb soak
 
 all: module
 
@@ -97,6 +97,17 @@ fuzz:
 		--kernel_args=ib_srpt.fuzz_seed=$$seed \
 		--kernel_args=ib_srpt.fuzz_seconds=$(FUZZ_SECONDS) ib_srpt_fuzz*" \
 		$(SRC)/scripts/kunit.sh
+
+# The live fuzzer (hostile case fuzz_live) against the module in a guest:
+# FUZZ_LIVE_IUS IUs (default a million), every task attribute
+# (FUZZ_LIVE_SIMPLE=1: simple only, as make check runs it), KVER as for
+# make hostile; FUZZ_SEED as above (0: a random one, printed).
+FUZZ_LIVE_IUS ?= 1000000
+FUZZ_LIVE_SIMPLE ?= 0
+fuzz-live:
+	HOSTILE_CASES=fuzz_live HOSTILE_FAULTS=0 HOSTILE_FUZZ_IUS=$(FUZZ_LIVE_IUS) \
+	HOSTILE_FUZZ_SIMPLE=$(FUZZ_LIVE_SIMPLE) \
+	HOSTILE_FUZZ_SEED=$(filter-out 0 random,$(FUZZ_SEED)) $(SRC)/scripts/hostile.sh
 
 # The project as a patch series against the KTREE=6.12|newest kernel tree, in
 # $(CACHE)/patch/out-<KTREE>/ (OUT=); patch-check also applies it with git am,

@@ -13,7 +13,9 @@
 # seconds (default 120), ONLY= (the selector of every runner, scripts/lib.sh),
 # VM_TIMEOUT=whole-guest seconds (default 2400),
 # HOSTILE_SQ_SIZES=srp_sq_size values fault 12 stresses ("min 4096"; make
-# check runs "min" only: the smallest send queue is where the defects were).
+# check runs "min" only: the smallest send queue is where the defects were),
+# HOSTILE_FUZZ_IUS (20000) and HOSTILE_FUZZ_SEED (random, printed) for the
+# fuzz_live case.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,11 +39,13 @@ case ${HOSTILE_FAULTS:-1} in
 	;;
 esac
 # The debug kernel runs about three times slower: twice the time.
+# fuzz_live takes about a second per 50 to 150 IUs (budget: 20).
+fuzz_s=$(( ${HOSTILE_FUZZ_IUS:-20000} / 20 ))
 if [ "$KVER" = debug ]; then
-	VM_TIMEOUT=${VM_TIMEOUT:-4800}
+	VM_TIMEOUT=${VM_TIMEOUT:-$((4800 + fuzz_s))}
 	HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-240}
 fi
-VM_TIMEOUT=${VM_TIMEOUT:-2400}
+VM_TIMEOUT=${VM_TIMEOUT:-$((2400 + fuzz_s))}
 tool_dir=$CACHE/hostile/bin-$KVER-$MODULE
 out=$CACHE/hostile-out/$KVER-$MODULE
 
@@ -97,6 +101,10 @@ while :; do
 	      --env "HOSTILE_FAULTS=$faults"
 	      --env "HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-120}"
 	      --env "HOSTILE_SQ_SIZES=${HOSTILE_SQ_SIZES:-min 4096}"
+	      --env "HOSTILE_TRACE=${HOSTILE_TRACE:-0}"
+	      --env "HOSTILE_FUZZ_IUS=${HOSTILE_FUZZ_IUS:-20000}"
+	      --env "HOSTILE_FUZZ_SEED=${HOSTILE_FUZZ_SEED:-}"
+	      --env "HOSTILE_FUZZ_SIMPLE=${HOSTILE_FUZZ_SIMPLE:-1}"
 	      --env "HOSTILE_RESTART=$([ "$boot" -lt "$MAX_BOOTS" ] && echo 1 || echo 0)")
 	[ -n "$ko" ] && args+=(--ko "$ko")
 	say "boot $boot: cases $cases"

@@ -613,32 +613,30 @@ int send_inquiry(struct conn *c, uint64_t tag)
 	return post_send_raw(c, iu, n + sizeof(d));
 }
 
-int send_read10(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks, size_t off)
+/* READ(10) or WRITE(10) with one direct descriptor at c->dbuf + off. */
+int send_rw10(struct conn *c, uint64_t tag, bool write, uint32_t lba, uint16_t blocks,
+	      size_t off)
 {
 	uint8_t iu[128], cdb[16];
 	size_t n;
 	struct srp_direct_buf d;
 
-	cdb_rw10(cdb, 0x28, lba, blocks);
+	cdb_rw10(cdb, write ? 0x2a : 0x28, lba, blocks);
 	n = build_cmd(iu, tag, opt_lun, cdb, 10);
 	d = dbuf_desc(c, off, blocks * 512u);
-	iu[5] = FMT_DIRECT;
+	iu[5] = write ? FMT_DIRECT << 4 : FMT_DIRECT;	/* data-out, data-in */
 	memcpy(iu + n, &d, sizeof(d));
 	return post_send_raw(c, iu, n + sizeof(d));
 }
 
+int send_read10(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks, size_t off)
+{
+	return send_rw10(c, tag, false, lba, blocks, off);
+}
+
 int send_write10(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks)
 {
-	uint8_t iu[128], cdb[16];
-	size_t n;
-	struct srp_direct_buf d;
-
-	cdb_rw10(cdb, 0x2a, lba, blocks);
-	n = build_cmd(iu, tag, opt_lun, cdb, 10);
-	d = dbuf_desc(c, 0, blocks * 512u);
-	iu[5] = FMT_DIRECT << 4;	/* data-out direct */
-	memcpy(iu + n, &d, sizeof(d));
-	return post_send_raw(c, iu, n + sizeof(d));
+	return send_rw10(c, tag, true, lba, blocks, 0);
 }
 
 int send_tmf(struct conn *c, uint64_t tag, int lun, uint8_t func, uint64_t task_tag)
@@ -669,6 +667,8 @@ void parse_rsp(const struct rx *r, struct rspinfo *ri)
 	ri->flags = s->flags;
 	ri->status = s->status;
 	ri->resp_code = -1;
+	ri->do_res = be32toh(s->data_out_res_cnt);
+	ri->di_res = be32toh(s->data_in_res_cnt);
 	if (!(ri->flags & RSP_FLAG_RSPVALID))
 		rl = 0;
 	if ((ri->flags & RSP_FLAG_RSPVALID) && rl >= 4 && sizeof(*s) + 4 <= RX_KEEP)
@@ -891,18 +891,91 @@ int wait_target_qp_gone(uint32_t our_qpn, int timeout_ms, const char *what)
 		    what, timeout_ms / 1000, line);
 }
 
+/*
+ * The probe's blocks lie beyond the 16 MiB the cases write to (h_rd makes
+ * the LUN 17 MiB): one written once at setup (case probe_seed) and read by
+ * every probe, one written and read back by every probe.
+ */
+#define PROBE_SEED_LBA	32768
+#define PROBE_RW_LBA	32776
+#define PROBE_BLOCKS	8
+#define PROBE_LEN	(PROBE_BLOCKS * 512)
+
+static uint8_t seed_byte(size_t i)
+{
+	return (uint8_t)(i * 31 + 17) ^ (uint8_t)(i >> 8);
+}
+
+/* One READ or WRITE of the probe's size: GOOD, no residual, or fail. */
+static int probe_rw(struct conn *c, uint64_t tag, bool write, uint32_t lba, size_t off,
+		    const char *what)
+{
+	struct rspinfo ri;
+	char s[160];
+
+	if (send_rw10(c, tag, write, lba, PROBE_BLOCKS, off) || wait_rsp(c, tag, 15000, &ri))
+		return fail("%s: %s", what, conn_state(c));
+	fmt_rsp(&ri, s, sizeof(s));
+	if (ri.status != SAM_GOOD)
+		return fail("%s: %s", what, s);
+	if (ri.flags & (RSP_FLAG_DOOVER | RSP_FLAG_DOUNDER | RSP_FLAG_DIOVER | RSP_FLAG_DIUNDER))
+		return fail("%s: GOOD with a residual (%s, data-out %u, data-in %u)", what, s,
+			    ri.do_res, ri.di_res);
+	return 0;
+}
+
+/* Write the block every probe reads (run once, after setup). */
+int case_probe_seed(void)
+{
+	struct conn c;
+	int r;
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	for (size_t i = 0; i < PROBE_LEN; i++)
+		c.dbuf[i] = seed_byte(i);
+	r = probe_rw(&c, 1, true, PROBE_SEED_LBA, 0, "WRITE(10) of the probe's seed block");
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * INQUIRY's standard data: a disk, from LIO, at least 36 bytes. A LUN with
+ * no device behind it (qualifier 1 or 3: nothing mapped, or an ACL being
+ * re-added) is left to the READ, which fails.
+ */
+static int probe_inquiry_data(struct conn *c)
+{
+	const uint8_t *d = c->dbuf;
+
+	if (d[0] >> 5)
+		return 0;
+	if ((d[0] & 0x1f) != 0 || d[4] + 5 < 36)
+		return fail("INQUIRY data: peripheral type 0x%02x, additional length %u",
+			    d[0], d[4]);
+	if (memcmp(d + 8, "LIO-ORG ", 8))
+		return fail("INQUIRY data: vendor '%.8s', expected 'LIO-ORG '", (const char *)d + 8);
+	return 0;
+}
+
 /* a well-behaved channel: the probe, also usable as a case */
 int case_sanity(void)
 {
 	struct conn c;
 	int r, granted;
+	size_t i;
 
 	if (login_ok(&c, NULL)) {
 		conn_free(&c);
 		return 1;
 	}
 	granted = c.credits;
+	memset(c.dbuf, 0, 96);
 	r = check_inquiry(&c, 1, "INQUIRY");
+	if (!r)
+		r = probe_inquiry_data(&c);
 	/* A UNIT ATTENTION (e.g. LUN inventory changed) is reported once: retry. */
 	for (int k = 0; !r && k < 4; k++) {
 		struct rspinfo ri;
@@ -921,6 +994,25 @@ int case_sanity(void)
 		}
 		r = fail("READ(10): %s", s);
 	}
+	/* Data, not only status: the seed block as setup wrote it ... */
+	memset(c.dbuf, 0xa5, PROBE_LEN);
+	if (!r)
+		r = probe_rw(&c, 10, false, PROBE_SEED_LBA, 0, "READ(10) of the seed block");
+	for (i = 0; !r && i < PROBE_LEN; i++)
+		if (c.dbuf[i] != seed_byte(i))
+			r = fail("seed block (LBA %u) differs at byte %zu: 0x%02x, wrote 0x%02x",
+				 PROBE_SEED_LBA, i, c.dbuf[i], seed_byte(i));
+	/* ... and a fresh pattern written and read back. */
+	for (i = 0; i < PROBE_LEN; i++)
+		c.dbuf[i] = (uint8_t)random();
+	memset(c.dbuf + PROBE_LEN, 0x5a, PROBE_LEN);
+	if (!r)
+		r = probe_rw(&c, 11, true, PROBE_RW_LBA, 0, "WRITE(10) of the probe block");
+	if (!r)
+		r = probe_rw(&c, 12, false, PROBE_RW_LBA, PROBE_LEN, "READ(10) of the probe block");
+	if (!r && memcmp(c.dbuf, c.dbuf + PROBE_LEN, PROBE_LEN))
+		r = fail("probe block (LBA %u) read back differs from what was written",
+			 PROBE_RW_LBA);
 	/* Each answered command returns exactly the credit it took. */
 	if (!r && c.credits != granted)
 		r = fail("credits: %d granted at login, %d with nothing outstanding", granted,

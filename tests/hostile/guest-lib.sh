@@ -128,7 +128,8 @@ h_configure() {
 	H_WWN=$(srpt_wwn)
 	H_TPG=$SRPT_CFS/$H_WWN/tpgt_1
 	mkdir -p "$H_TPG" || { echo "cannot create $H_TPG"; return 1; }
-	h_rd fio_rd 64 && h_rd hostile_rd 16 || { echo "cannot create ramdisks"; return 1; }
+	# hostile_rd: 16 MiB for the cases, one more for the probe's blocks
+	h_rd fio_rd 64 && h_rd hostile_rd 17 || { echo "cannot create ramdisks"; return 1; }
 	mkdir -p "$H_TPG/lun/lun_0" "$H_TPG/lun/lun_1" || return 1
 	[ -L "$H_TPG/lun/lun_0/fio_rd" ] || ln -s "$LIO/core/rd_mcp_0/fio_rd" "$H_TPG/lun/lun_0/fio_rd"
 	[ -L "$H_TPG/lun/lun_1/hostile_rd" ] || ln -s "$LIO/core/rd_mcp_0/hostile_rd" "$H_TPG/lun/lun_1/hostile_rd"
@@ -234,7 +235,8 @@ h_tool() {
 		-c "$c" -t 90 "$@"
 }
 
-# A fresh hostile-tool login + INQUIRY + READ works; prints why not.
+# A fresh hostile-tool login works: INQUIRY, READ, the seed block written
+# at setup reads back, a fresh block reads back as written; prints why not.
 h_sanity() {
 	h_tool sanity "$@" >/tmp/hostile.sanity 2>&1 && return 0
 	grep -E '^(PASS|FAIL)|^  ' /tmp/hostile.sanity | head -n 5
@@ -285,6 +287,8 @@ h_setup() {
 	h_configure || return 1
 	h_save
 	h_log "target configured after $(cut -d' ' -f1 /proc/uptime)s"
+	h_tool probe_seed -n >/tmp/hostile.seed 2>&1 ||
+		{ echo "writing the probe's seed block failed:"; cat /tmp/hostile.seed; return 1; }
 	h_srp_login || return 1
 }
 

@@ -120,6 +120,7 @@ struct rspinfo {
 	bool has_sense;
 	int resp_code;		/* -1: no response data */
 	uint32_t len;
+	uint32_t do_res, di_res;	/* residual counts */
 };
 
 /* Target-side state: configfs of the target module. */
@@ -166,6 +167,10 @@ int write_attr(const char *path, const char *val);
 int target_qp_alive(uint32_t our_qpn, char *line, size_t n);
 int wait_target_qp_gone(uint32_t our_qpn, int timeout_ms, const char *what);
 int case_sanity(void);
+int case_probe_seed(void);
+int case_fuzz_live(void);	/* fuzz.c */
+int send_rw10(struct conn *c, uint64_t tag, bool write, uint32_t lba, uint16_t blocks,
+	      size_t off);
 
 /* helpers one file of cases lends another */
 int expect_logout(struct conn *c, uint32_t reason, const char *after);	/* commands.c */

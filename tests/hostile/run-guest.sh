@@ -12,7 +12,10 @@
 # built tool; HOSTILE_CASES = comma list (default all; none: faults only);
 # HOSTILE_FAULTS = 0
 # to skip the fault scripts, 1 for all, or a comma list of their numbers
-# (e.g. 05,08); HOSTILE_TIMEOUT = per-case seconds.
+# (e.g. 05,08); HOSTILE_TIMEOUT = per-case seconds; HOSTILE_TRACE=1 records
+# the ib_srpt trace events and saves them, with the blocked tasks, to
+# /out/trace.<case> after a case that fails (for debugging; best with
+# VM_TCG_THREAD=single: enabling events patches kernel text).
 set -uo pipefail
 
 HDIR=$REPO/tests/hostile
@@ -40,6 +43,14 @@ fi
 echo "## hostile: setup done in $(( $(date +%s) - t_start ))s (target GUID $H_GUID, writes on $H_DISK)"
 
 h_io_start
+
+TR=/sys/kernel/tracing
+if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
+	mountpoint -q $TR || mount -t tracefs tracefs $TR
+	echo 0 >$TR/options/record-cmd; echo 0 >$TR/options/record-tgid
+	echo 65536 >$TR/buffer_size_kb
+	echo 1 >$TR/events/ib_srpt/enable || echo "## hostile: cannot enable the ib_srpt trace events"
+fi
 
 # ---- the hostile initiator's cases, one tool run per case ----
 cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
@@ -87,8 +98,11 @@ for c in $cases; do
 	fi
 	echo "case $c" >/out/current
 	mark=$(h_dmesg_mark "case $c")
-	out=$(timeout -k 5 $((CASE_TIMEOUT + 60)) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
-		-I "$H_IPORT" -c "$c" -t "$CASE_TIMEOUT" 2>&1)
+	# fuzz_live sends HOSTILE_FUZZ_IUS IUs: 50 to 150 a second
+	ct=$CASE_TIMEOUT
+	[ "$c" != fuzz_live ] || ct=$(( CASE_TIMEOUT + ${HOSTILE_FUZZ_IUS:-20000} / 20 ))
+	out=$(timeout -k 5 $((ct + 60)) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
+		-I "$H_IPORT" -c "$c" -t "$ct" 2>&1)
 	rc=$?
 	echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
 	splat=$(h_splats_since "$mark")
@@ -98,6 +112,13 @@ for c in $cases; do
 		echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
 	fi
 	line=$(echo "$out" | grep -E "^(PASS|FAIL) $c[ :]" | tail -n 1)
+	if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
+		if [[ "$line" != PASS* ]]; then
+			echo w >/proc/sysrq-trigger
+			{ cat $TR/trace; echo "## blocked tasks"; dmesg | tail -n 300; } >"/out/trace.$c"
+		fi
+		echo >$TR/trace
+	fi
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		result FAIL "$c" "the tool hung (killed by the runner)"
 	elif [ -n "$splat" ] && [[ "$line" == FAIL* ]]; then

@@ -101,6 +101,48 @@ fio_run() {
 	done
 	wait "$pid"
 }
+# fio's verify failures in output file $1, one line each: "<requested
+# block offset> <length> <line>" (offset and length -1 when the line does
+# not say).
+H_VERIFY_RE='verify failed|bad magic|bad header|verify: bad'
+h_verify_failures() {
+	grep -aE "$H_VERIFY_RE" "$1" | awk '{
+		o = -1; l = -1
+		if (match($0, /requested block: offset=[0-9]+, length=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), f, /[=,]/)
+			o = f[2]; l = f[4]
+		}
+		print o, l, $0
+	}'
+}
+
+# h_verify_unexplained OUT: the verify failures in fio output OUT that are
+# not explained by a failed write. A block whose write failed with an I/O
+# error was never acknowledged: old data there is no data loss, so a
+# verify failure in the range of such a write ("io_u error ...: write
+# offset=O, buflen=L") is explained. Every other one, in the same pass or
+# not, is data loss. Prints the count; the failures go to OUT.unexplained.
+h_verify_unexplained() {
+	local o=$1
+	rm -f "$o.unexplained"
+	{
+		grep -ao 'io_u error.*: write offset=[0-9]*, buflen=[0-9]*' "$o" |
+			sed 's/.*write offset=\([0-9]*\), buflen=\([0-9]*\)/W \1 \2/'
+		h_verify_failures "$o" | sed 's/^/V /'
+	} | awk -v out="$o.unexplained" '
+		$1 == "W" { ws[++nw] = $2; we[nw] = $2 + $3; next }
+		{
+			vo = $2; vl = $3
+			if (vo >= 0)
+				for (i = 1; i <= nw; i++)
+					if (vo < we[i] && vo + vl > ws[i])
+						next
+			n++
+			$1 = $2 = $3 = ""
+			print substr($0, 4) >out
+		}
+		END { print n + 0 }'
+}
 verrs() { grep -acE "$H_VERIFY_RE" "$1"; }
 ios() {	# commands issued by every job of a fio output
 	grep -ao 'issued rwts: total=[0-9]*,[0-9]*,[0-9]*' "$1" | sed 's/.*total=//' |
