@@ -48,7 +48,7 @@ static const struct tcase cases[] = {
 	  "normal login, INQUIRY (LIO disk), READ(10); the seed block as written, a block written and read back, no residual" },
 	{ "probe_seed", case_probe_seed, "(-c only) write the block every probe reads back" },
 	{ "fuzz_live", case_fuzz_live,
-	  "HOSTILE_FUZZ_IUS (20000) mutated commands, TMFs, logins, raw IUs: each answered or its channel closed" },
+	  "(-c only) HOSTILE_FUZZ_IUS (20000) mutated commands, TMFs, logins, raw IUs: each answered or its channel closed" },
 	{ "login_iu_len_0", case_login_iu_len_0, "it_iu_len 0 -> REJ 0x00010000" },
 	{ "login_iu_len_63", case_login_iu_len_63, "it_iu_len 63 -> REJ 0x00010000" },
 	{ "login_iu_len_64", case_login_iu_len_64, "it_iu_len 64 -> accepted" },

@@ -13,8 +13,6 @@ run_deadline 60 sh -c "echo 1 >'$a'" || { echo "use_srq=1 failed or hung"; exit 
 h_srp_recover 60 || { echo "the Linux initiator did not log in again on the SRQ"; bad=1; }
 h_disrupt_end
 n=0 failed=
-# fuzz_live too, with 2000 IUs through the SRQ (its long run is elsewhere)
-export HOSTILE_FUZZ_IUS=2000
 for c in $("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}'); do
 	n=$((n + 1))
 	if ! h_tool "$c" >/tmp/srq.case 2>&1; then
