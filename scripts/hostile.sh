@@ -113,7 +113,8 @@ while :; do
 	[ "$rc" != 0 ] && vmrc_any=$rc
 	cat "$bout/guest.log" >>"$out/guest.log" 2>/dev/null
 	[ -s "$bout/splat.txt" ] && cat "$bout/splat.txt" >>"$out/splat.txt"
-	if [ -s "$bout/remaining" ] && [ "$boot" -lt "$MAX_BOOTS" ]; then
+	# (an empty list: the broken target's case was the last one)
+	if [ -n "$(tr -d '[:space:]' <"$bout/remaining" 2>/dev/null)" ] && [ "$boot" -lt "$MAX_BOOTS" ]; then
 		cases=$(cat "$bout/remaining")
 		faults=${HOSTILE_FAULTS:-1}
 		continue
