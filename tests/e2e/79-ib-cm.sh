@@ -47,7 +47,12 @@ ibcm() { # mode [param...]
 }
 # The target's RC QPs as the RDMA resource tracker shows them: a signal
 # independent of what the driver itself reports.
-srpt_qps() { rdma resource show qp 2>/dev/null | grep '\[ib_srpt\]' | grep -c 'type RC' || true; }
+# A failing rdma tool reads as "rdma failed", never as 0 QPs.
+srpt_qps() {
+	local o
+	o=$(rdma resource show qp 2>&1) || { echo "rdma failed: $o"; return; }
+	echo "$o" | grep '\[ib_srpt\]' | grep -c 'type RC' || true
+}
 released() {	# the ACL shows no session and the target's QP is gone
 	wait_for 30 grep -q "No active SRP session" "$acl/info" ||
 		die "the target still has the channel 30 s after the DREQ: $(tr '\n' ' ' <"$acl/info")"
