@@ -1041,10 +1041,10 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
  * Close on error; also on a flush when we did not start the close (an
  * unsignaled rdma_rw WR fails with no CQE of ours, only flushes follow).
  */
-static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+static void srpt_wc_failed(struct srpt_rdma_ch *ch, enum ib_wc_status status,
 			   const char *what, u64 tag)
 {
-	bool flush = wc->status == IB_WC_WR_FLUSH_ERR;
+	bool flush = status == IB_WC_WR_FLUSH_ERR;
 
 	if (flush && READ_ONCE(ch->state) != SRPT_CH_LIVE)
 		return;
@@ -1053,7 +1053,7 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
 		return;
 	if (!flush)
 		srpt_ch_info(ch, "%s (tag %#llx) failed: %s; closing\n", what,
-			     tag, ib_wc_status_msg(wc->status));
+			     tag, ib_wc_status_msg(status));
 	else
 		srpt_ch_info(ch, "%s (tag %#llx) flushed on a live channel: its queue pair failed or the initiator disconnected; closing\n",
 			     what, tag);
@@ -1675,6 +1675,20 @@ static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 		srpt_sq_resume(ch);
 }
 
+/*
+ * srpt_sq_release() from the soft-IRQ send completion: a waiting transfer
+ * may fail its command through the target core, so xfer_work starts them.
+ */
+static inline void srpt_sq_release_bh(struct srpt_rdma_ch *ch, u32 n)
+{
+	if (n)
+		atomic_add(n, &ch->sq_wr_avail);
+	/* As in srpt_sq_release(): pairs with srpt_sq_wait(). */
+	smp_mb__after_atomic();
+	if (unlikely(!list_empty_careful(&ch->sq_wait_list)))
+		queue_work(srpt_wq, &ch->xfer_work);
+}
+
 /* srpt_sq_reserve() when others wait or the queue is full or closed. */
 static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
 					 struct srpt_send_ioctx *ioctx)
@@ -1851,19 +1865,37 @@ static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
  * @cq: completion queue.
  * @wc: work completion.
  */
+/*
+ * RDMA READs of data or of a descriptor table completed (soft-IRQ): the
+ * rest needs process context, srpt_xfer_work(). @rdma_cqe.done says which.
+ */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 
+	ioctx->xfer_status = wc->status;
+	if (llist_add(&ioctx->xfer_node, &ch->xfer_done))
+		queue_work(srpt_wq, &ch->xfer_work);
+}
+
+static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	srpt_rdma_read_done(cq, wc);
+}
+
+/* The data-out of @ioctx is here, or its RDMA READ failed. */
+static void srpt_read_finish(struct srpt_rdma_ch *ch,
+			     struct srpt_send_ioctx *ioctx)
+{
 	u32 n = ioctx->n_rdma;
 
 	ioctx->n_rdma = 0;
 	srpt_unmap_segs(ch, ioctx);
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		srpt_wc_failed(ch, wc, "RDMA READ", ioctx->tag);
+	if (unlikely(ioctx->xfer_status != IB_WC_SUCCESS)) {
+		srpt_wc_failed(ch, ioctx->xfer_status, "RDMA READ", ioctx->tag);
 		srpt_abort_cmd(ioctx);
 	} else if (srpt_test_and_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA,
 					       SRPT_CMD_EXECUTING)) {
@@ -2180,18 +2212,20 @@ static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
 }
 
-/* A failed READ (faulting rkey) leaves the QP in error: the channel closes. */
-static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * The descriptor table of @ioctx is here, or its fetch failed. A failed READ
+ * (faulting rkey) leaves the QP in error: the channel closes.
+ */
+static void srpt_table_finish(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx)
 {
-	struct srpt_rdma_ch *ch = wc->qp->qp_context;
-	struct srpt_send_ioctx *ioctx =
-		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 	u32 n = ioctx->n_rdma;
 
 	ioctx->n_rdma = 0;
 	srpt_table_ctx_destroy(ioctx);
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		srpt_wc_failed(ch, wc, "descriptor table fetch", ioctx->tag);
+	if (unlikely(ioctx->xfer_status != IB_WC_SUCCESS)) {
+		srpt_wc_failed(ch, ioctx->xfer_status, "descriptor table fetch",
+			       ioctx->tag);
 		srpt_table_fail(ioctx);
 	} else if (srpt_check_ext_table(ioctx->ext_tbl, ioctx->n_rbufs,
 					ioctx->cmd.data_length)) {
@@ -2205,6 +2239,30 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_submit_cmd(ioctx);
 	}
 	srpt_sq_release(ch, n);
+}
+
+/**
+ * srpt_xfer_work() - finish the transfers the send completions handed over.
+ * @w: &srpt_rdma_ch.xfer_work.
+ *
+ * Process context, as target_execute_cmd() and a command's submission
+ * need; in completion order. Also starts the transfers that wait for send
+ * queue room, which soft-IRQ completions only notice.
+ */
+static void srpt_xfer_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       xfer_work);
+	struct llist_node *list = llist_reverse_order(llist_del_all(&ch->xfer_done));
+	struct srpt_send_ioctx *ioctx, *next;
+
+	llist_for_each_entry_safe(ioctx, next, list, xfer_node) {
+		if (ioctx->rdma_cqe.done == srpt_table_done)
+			srpt_table_finish(ch, ioctx);
+		else
+			srpt_read_finish(ch, ioctx);
+	}
+	srpt_sq_release(ch, 0);
 }
 
 /* @ioctx in SRPT_CMD_FETCH_TABLE, its send queue space reserved. */
@@ -2617,7 +2675,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (ch->use_srq)
 		atomic_dec(&ch->sport->sdev->srq_posted);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		srpt_wc_failed(ch, wc, "receive", 0);
+		srpt_wc_failed(ch, wc->status, "receive", 0);
 		if (ch->use_srq)
 			srpt_repost_recv(ch, recv);
 		return;
@@ -2716,7 +2774,7 @@ static void srpt_unsig_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 
 	if (wc->status != IB_WC_SUCCESS)
-		srpt_wc_failed(ch, wc, "unsignaled response", 0);
+		srpt_wc_failed(ch, wc->status, "unsignaled response", 0);
 }
 
 /**
@@ -2743,13 +2801,13 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ioctx->n_rdma = 0;
 	srpt_unsig_retire(ch, ioctx->unsig_snap);
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		srpt_wc_failed(ch, wc, "response", ioctx->tag);
+		srpt_wc_failed(ch, wc->status, "response", ioctx->tag);
 	else if (ioctx->n_segs)
 		srpt_stat_add(&ch->stats.bytes_out, ioctx->cmd.data_length);
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
-	srpt_sq_release(ch, n);
+	srpt_sq_release_bh(ch, n);
 }
 
 /* For commands completing after their channel stopped being live. */
@@ -3328,6 +3386,51 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 	return ret;
 }
 
+static void srpt_free_cqs(struct srpt_rdma_ch *ch)
+{
+	if (ch->recv_cq && ch->recv_cq != ch->cq)
+		ib_free_cq(ch->recv_cq);
+	if (ch->cq)
+		ib_free_cq(ch->cq);
+	ch->recv_cq = NULL;
+	ch->cq = NULL;
+}
+
+/*
+ * Send completions are polled in soft-IRQ context: a response's completion
+ * frees its command without a work item. Receives submit commands, which
+ * sleeps: their CQ is polled by a work item. SRQ receives share the send
+ * CQ, so that the drain write completes after them all.
+ * RDMA WRs take up to two more each for MR registration; all flush.
+ */
+static int srpt_alloc_cqs(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
+{
+	struct ib_device *dev = ch->sport->sdev->device;
+	u32 send_cqe = rsp_wrs + 3 * sq_size;
+	int ret;
+
+	ch->cq = ib_alloc_cq_any(dev, ch, ch->use_srq ? ch->rq_size + send_cqe :
+					   send_cqe,
+				 ch->use_srq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		ch->cq = NULL;
+		return ret;
+	}
+	if (ch->use_srq) {
+		ch->recv_cq = ch->cq;
+		return 0;
+	}
+	ch->recv_cq = ib_alloc_cq_any(dev, ch, ch->rq_size, IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->recv_cq)) {
+		ret = PTR_ERR(ch->recv_cq);
+		ch->recv_cq = NULL;
+		srpt_free_cqs(ch);
+		return ret;
+	}
+	return 0;
+}
+
 /* Return: 0, or a negative errno with neither created. */
 static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 {
@@ -3337,20 +3440,14 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	struct ib_qp_init_attr qp_init = {};
 	int ret;
 
-	/* RDMA WRs take up to two more each for MR registration; all flush. */
-	ch->cq = ib_alloc_cq_any(sdev->device, ch,
-				 ch->rq_size + rsp_wrs + 3 * sq_size,
-				 IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq)) {
-		ret = PTR_ERR(ch->cq);
-		ch->cq = NULL;
+	ret = srpt_alloc_cqs(ch, rsp_wrs, sq_size);
+	if (ret)
 		return ret;
-	}
 
 	qp_init.qp_context = ch;
 	qp_init.event_handler = srpt_qp_event;
 	qp_init.send_cq = ch->cq;
-	qp_init.recv_cq = ch->cq;
+	qp_init.recv_cq = ch->recv_cq;
 	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init.qp_type = IB_QPT_RC;
 	qp_init.cap.max_send_wr = rsp_wrs;
@@ -3378,8 +3475,7 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		ret = -ENOMEM;
 	}
 	if (ret) {
-		ib_free_cq(ch->cq);
-		ch->cq = NULL;
+		srpt_free_cqs(ch);
 		return ret;
 	}
 	snprintf(ch->log_name, sizeof(ch->log_name), "%s/qp %u", ch->sess_name,
@@ -3444,8 +3540,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 err_destroy_qp:
 	srpt_ch_err(ch, "QP setup failed: %d\n", ret);
 	srpt_destroy_qp(ch);
-	ib_free_cq(ch->cq);
-	ch->cq = NULL;
+	srpt_free_cqs(ch);
 	return ret;
 }
 
@@ -3454,9 +3549,7 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 	if (ch->qp)
 		ib_destroy_qp(ch->qp);
 	ch->qp = NULL;
-	if (ch->cq)
-		ib_free_cq(ch->cq);
-	ch->cq = NULL;
+	srpt_free_cqs(ch);
 }
 
 static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
@@ -3602,9 +3695,10 @@ static int srpt_post_ctl(struct srpt_rdma_ch *ch, struct srpt_ioctx *ioctx,
 	return ib_post_send(ch->qp, &wr, NULL);
 }
 
+/* Soft-IRQ: closing disconnects the CM, which may sleep (iWARP). */
 static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	srpt_close_ch(wc->qp->qp_context);
+	srpt_close_ch_async(wc->qp->qp_context);
 }
 
 static void srpt_logout_work(struct work_struct *w)
@@ -3663,7 +3757,7 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS) {
-		srpt_wc_failed(ch, wc, "SRP_CRED_REQ", 0);
+		srpt_wc_failed(ch, wc->status, "SRP_CRED_REQ", 0);
 		return;
 	}
 	if (again)
@@ -3737,6 +3831,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_sq(ch->qp);
 	}
 
+	/* Transfers that completed before the drain reach the target core. */
+	flush_work(&ch->xfer_work);
 	cancel_work_sync(&ch->iu_work);
 	srpt_cancel_xfers(ch, &ch->post_failed_list);
 	srpt_cancel_xfers(ch, &ch->sq_wait_list);
@@ -3749,6 +3845,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	}
 	/* Freeing the commands above may have queued them again. */
 	cancel_work_sync(&ch->iu_work);
+	flush_work(&ch->xfer_work);
 	cancel_delayed_work_sync(&ch->cred_work);
 	if (cancel_delayed_work_sync(&ch->logout_work))
 		kref_put(&ch->kref, srpt_free_ch);
@@ -4128,6 +4225,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->post_failed_list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	INIT_WORK(&ch->iu_work, srpt_iu_work);
+	init_llist_head(&ch->xfer_done);
+	INIT_WORK(&ch->xfer_work, srpt_xfer_work);
 	INIT_WORK(&ch->close_work, srpt_close_work);
 	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
 	INIT_DELAYED_WORK(&ch->logout_work, srpt_logout_work);

@@ -384,6 +384,8 @@ struct srpt_xfer_seg {
  * @seg0: inline storage when there is one descriptor.
  * @n_segs: used entries of @segs.
  * @rdma_cqe: completion entry for the RDMA READs.
+ * @xfer_node: on &srpt_rdma_ch.xfer_done once its RDMA READs completed.
+ * @xfer_status: their completion status, for &srpt_rdma_ch.xfer_work.
  * @imm_sg: scatterlist over immediate data.
  * @free_node: on &srpt_rdma_ch.free_own or free_ret while unused.
  * @state: an &enum srpt_cmd_state; changed only with cmpxchg
@@ -424,6 +426,8 @@ struct srpt_send_ioctx {
 	struct srpt_xfer_seg	seg0;
 	unsigned int		n_segs;
 	struct ib_cqe		rdma_cqe;
+	struct llist_node	xfer_node;
+	enum ib_wc_status	xfer_status;
 	struct scatterlist	imm_sg;
 	struct llist_node	free_node;
 	enum srpt_cmd_state	state;
@@ -450,17 +454,18 @@ struct srpt_send_ioctx {
  *
  * The counters of the data path have one writer each and take no atomic
  * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.iu_work
- * while it replays the wait list, never both at once) and the completion
- * side (the channel's one CQ, polled by one context at a time). Readers
- * use READ_ONCE() and may see a value a few I/Os old.
+ * while it replays the wait list, never both at once), the send completion
+ * side (the send CQ, polled by one context at a time) and
+ * &srpt_rdma_ch.xfer_work. Readers use READ_ONCE() and may see a value a
+ * few I/Os old.
  *
  * @cmds: SCSI commands received (receive side).
  * @credits_taken: requests received inside the credits (receive side);
  *		   credits returned are derived from it and
  *		   &srpt_rdma_ch.req_lim (srpt_ch_credits_returned()).
  * @bytes_in_imm: data-out bytes received as immediate data (receive side).
- * @bytes_in_rdma: data-out bytes fetched by RDMA READ (completion side).
- * @bytes_out: data-in bytes sent (completion side).
+ * @bytes_in_rdma: data-out bytes fetched by RDMA READ (xfer_work).
+ * @bytes_out: data-in bytes sent (send completion side).
  * @tmfs: task management requests received.
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
  *	     unknown opcode or beyond the credits granted.
@@ -521,7 +526,12 @@ enum srpt_ch_state {
  * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
  * @initiator: the initiator port (struct srpt_initiator) of this channel.
  * @qp: queue pair.
- * @cq: completion queue for send and receive.
+ * @cq: send completion queue, polled in soft-IRQ context so that a
+ *	response's completion needs no work item; with the SRQ also the
+ *	receive one, polled by a work item (SRQ receives must complete before
+ *	the drain, which one queue guarantees).
+ * @recv_cq: receive completion queue, polled by a work item (commands are
+ *	     submitted from it): @cq itself with the SRQ.
  * @zw_cqe: completion entry of the zero-length drain write.
  * @unsig_cqe: completion entry of unsignaled responses: only errors and
  *	       flushes complete them.
@@ -580,6 +590,10 @@ enum srpt_ch_state {
  *	       SRP_CRED_REQ.
  * @logout_work: closes the channel if its SRP_T_LOGOUT does not complete.
  * @iu_work: replays @cmd_wait_list.
+ * @xfer_done: commands whose RDMA READs completed (data or descriptor
+ *	       table), pushed by the soft-IRQ send completion.
+ * @xfer_work: hands @xfer_done to the target core (which may sleep), in
+ *	       completion order, and starts transfers waiting for room.
  * @close_work: closes the channel from contexts that cannot (QP events).
  * @tbl_fetches: descriptor table fetches in flight.
  * @login_done: the login callback is done with the channel; release waits
@@ -605,6 +619,7 @@ struct srpt_rdma_ch {
 	struct srpt_initiator	*initiator;
 	struct ib_qp		*qp;
 	struct ib_cq		*cq;
+	struct ib_cq		*recv_cq;
 	struct ib_cqe		zw_cqe;
 	struct ib_cqe		unsig_cqe;
 	atomic_t		unsig_avail;
@@ -645,6 +660,8 @@ struct srpt_rdma_ch {
 	struct delayed_work	cred_work;
 	struct delayed_work	logout_work;
 	struct work_struct	iu_work;
+	struct llist_head	xfer_done;
+	struct work_struct	xfer_work;
 	struct work_struct	close_work;
 	struct completion	login_done;
 	struct completion	last_wqe;
