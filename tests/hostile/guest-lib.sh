@@ -14,6 +14,7 @@
 #   h_dmesg_mark TEXT   put a marker in dmesg, prints its id
 #   h_splats_since ID   kernel oops/WARNING/BUG/hung-task/lockdep lines since
 #                       mark ID (0: boot), and new taint flags
+#   h_splats_load/of    the same for each case of a run of cases (hostile -M)
 #   h_srp_login/h_srp_logout   (re)connect the Linux initiator
 #   h_disrupt_begin/end a deliberate disruption: failed writes in it are not
 #                       I/O errors; lost data always counts (closed however
@@ -57,11 +58,14 @@ h_run_at_exit() { eval "$H_AT_EXIT"; }
 # The taint flags before the first mark: h_splats_since 0's baseline.
 [ -e /tmp/hostile.taint.0 ] || cat /proc/sys/kernel/tainted >/tmp/hostile.taint.0
 
+# (builtins only: under TCG each process costs a fraction of a second)
 h_dmesg_mark() {
-	local id
-	id=$(( $(cat /tmp/hostile.mark 2>/dev/null || echo 0) + 1 ))
+	local id=0 t
+	read -r id 2>/dev/null </tmp/hostile.mark
+	id=$((id + 1))
 	echo "$id" >/tmp/hostile.mark
-	cat /proc/sys/kernel/tainted >"/tmp/hostile.taint.$id"
+	read -r t </proc/sys/kernel/tainted
+	echo "$t" >"/tmp/hostile.taint.$id"
 	echo "hostile-mark $id: $*" >/dev/kmsg
 	echo "$id"
 }
@@ -74,6 +78,46 @@ h_splats_since() {
 	fi | grep -aE "$SPLAT_RE"
 	taint_new "$(cat "/tmp/hostile.taint.$1" 2>/dev/null || echo 0)"
 	true
+}
+
+# For a run of cases in one tool process (run-guest.sh: hostile -M marks
+# each case as h_dmesg_mark does). h_splats_load ID reads dmesg from mark
+# ID on, once; h_splats_of ID [NEXT] then sets H_SPLAT to what
+# h_splats_since ID would have printed right after that case: the splat
+# lines from its mark up to the next case's mark NEXT (none: up to now),
+# and its new taint flags. Builtins only: under TCG every process costs a
+# fraction of a second, and this runs once per case.
+h_splats_load() {
+	dmesg | sed -n "/hostile-mark $1:/,\$p" | grep -aE "hostile-mark [0-9]+: |$SPLAT_RE" >/tmp/hostile.splats
+	mapfile -t H_SPLAT_LINES </tmp/hostile.splats
+}
+h_splats_of() {
+	local l on= t0=0 t1 new flags= i letters=PFSRMBUDAWCIOELKXTN
+	H_SPLAT=
+	for l in "${H_SPLAT_LINES[@]}"; do
+		case $l in
+		*"hostile-mark $1: "*) on=1 ;;
+		*"hostile-mark ${2:-none}: "*) break ;;
+		*"hostile-mark "[0-9]*": "*) ;;
+		*) [ -z "$on" ] || H_SPLAT+="$l"$'\n' ;;
+		esac
+	done
+	# tests/lib.sh's taint_new, against the taint at the next mark
+	read -r t0 2>/dev/null <"/tmp/hostile.taint.$1"
+	if [ -n "${2:-}" ]; then
+		read -r t1 <"/tmp/hostile.taint.$2"
+	else
+		read -r t1 </proc/sys/kernel/tainted
+	fi
+	new=$(( t1 & ~${t0:-0} & ~((1 << 12) | (1 << 13)) ))
+	if [ "$new" != 0 ]; then
+		for ((i = 0; i < ${#letters}; i++)); do
+			(( new & (1 << i) )) && flags+=${letters:i:1}
+		done
+		(( new >> ${#letters} )) && flags+="+$(( new >> ${#letters} << ${#letters} ))"
+		H_SPLAT+="kernel tainted: $flags (was ${t0:-0}, now $t1)"$'\n'
+	fi
+	H_SPLAT=${H_SPLAT%$'\n'}
 }
 
 h_save() {

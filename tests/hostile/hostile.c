@@ -5,6 +5,7 @@
  *
  *   hostile -a ADDR [-p PORT] -g TARGET_GUID -I INITIATOR_PORT_ID
  *           [-c CASE[,CASE...]] [-t SECONDS] [-L LUN] [-n] [-v] [-l]
+ *           [-M] [-x REGEX] [-C FILE]
  *
  * Every case runs in its own child process on its own connection(s), with a
  * timeout (-t, default 60 s), so a hung target cannot hang the tool. Cases
@@ -12,28 +13,22 @@
  * behaved login and an INQUIRY. Prints "PASS name" or "FAIL name: ..." per
  * case and a last line "N passed, N failed"; exits 1 on any failure.
  *
+ * For a runner that wants to know which case the kernel complained in
+ * (tests/hostile/run-guest.sh runs many cases in one tool process: a
+ * process start costs seconds under TCG), -M puts a mark in the kernel log
+ * before each case, and -x stops the run after the first case that failed
+ * or after which the kernel logged a line matching REGEX or took a new
+ * taint flag; the runner then checks the target and starts the tool again
+ * for the cases left. -C names a file that always holds "case NAME" of the
+ * case running (so that the host knows where a guest that died was).
+ *
  * This file holds main() and the table of cases; the cases themselves are
  * in one file per theme, common.c has what they share (see hostile.h).
  */
+#include <regex.h>
+
 #include "hostile.h"
 
-// SPDX-License-Identifier: GPL-2.0-only
-/*
- * hostile - a misbehaving SRP initiator for testing an SRP target over the
- * RDMA/CM (soft-RoCE in the test guest).
- *
- *   hostile -a ADDR [-p PORT] -g TARGET_GUID -I INITIATOR_PORT_ID
- *           [-c CASE[,CASE...]] [-t SECONDS] [-L LUN] [-n] [-v] [-l]
- *
- * Every case runs in its own child process on its own connection(s), with a
- * timeout (-t, default 60 s), so a hung target cannot hang the tool. Cases
- * that claim "the target survives" are followed by a probe: a fresh, well
- * behaved login and an INQUIRY. Prints "PASS name" or "FAIL name: ..." per
- * case and a last line "N passed, N failed"; exits 1 on any failure.
- *
- * This file holds main() and the table of cases; the cases themselves are
- * in one file per theme, common.c has what they share (see hostile.h).
- */
 /* ------------------------------------------------------------------------ */
 
 struct tcase {
@@ -165,9 +160,16 @@ static int run_child(const char *name, int (*fn)(void), int timeout_s, char *why
 			break;
 		if (now_ms() > end) {
 			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			/*
+			 * A child stuck in the kernel does not die: say so
+			 * rather than wait for it (the cases after it would
+			 * not run, the runner's timeout would end the tool).
+			 */
+			for (end = now_ms() + 30000; !waitpid(pid, &st, WNOHANG) && now_ms() < end;)
+				sleep_ms(50);
 			close(pfd[0]);
-			snprintf(why, whylen, "timed out after %d s (tool-side timeout)", timeout_s);
+			snprintf(why, whylen, "timed out after %d s (tool-side timeout)%s", timeout_s,
+				 now_ms() < end ? "" : ", its process did not die (stuck in the kernel?)");
 			return 1;
 		}
 		sleep_ms(50);
@@ -183,6 +185,112 @@ static int run_child(const char *name, int (*fn)(void), int timeout_s, char *why
 	if (WEXITSTATUS(st) && !why[0])
 		snprintf(why, whylen, "exit status %d", WEXITSTATUS(st));
 	return WEXITSTATUS(st) != 0;
+}
+
+/*
+ * -M: the mark h_dmesg_mark (guest-lib.sh) puts in the kernel log, with its
+ * bookkeeping: the last mark's number in /tmp/hostile.mark, the taint flags
+ * at mark N in /tmp/hostile.taint.N.
+ */
+#define MARK_FILE	"/tmp/hostile.mark"
+#define TAINT_FILE	"/tmp/hostile.taint.%d"
+
+static int opt_mark;
+static const char *opt_current;
+static regex_t stop_re;
+static bool opt_stop;
+static int kmsg_fd = -1;
+static unsigned long taint0;
+
+static unsigned long read_taint(void)
+{
+	unsigned long t = 0;
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &t) != 1)
+			t = 0;
+		fclose(f);
+	}
+	return t;
+}
+
+/* -C: "case NAME" into the runner's file of the item running */
+static int put_current(const char *name)
+{
+	FILE *f = fopen(opt_current, "w");
+
+	if (!f || fprintf(f, "case %s\n", name) < 0 || fclose(f))
+		return fprintf(stderr, "%s: %m\n", opt_current), -1;
+	return 0;
+}
+
+static int put_mark(const char *name)
+{
+	char path[64], line[128];
+	FILE *f;
+	int id = 0, fd, len;
+
+	f = fopen(MARK_FILE, "r");
+	if (f) {
+		if (fscanf(f, "%d", &id) != 1)
+			id = 0;
+		fclose(f);
+	}
+	id++;
+	snprintf(path, sizeof(path), TAINT_FILE, id);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%lu\n", read_taint()) < 0 || fclose(f))
+		return fprintf(stderr, "%s: %m\n", path), -1;
+	f = fopen(MARK_FILE, "w");
+	if (!f || fprintf(f, "%d\n", id) < 0 || fclose(f))
+		return fprintf(stderr, "%s: %m\n", MARK_FILE), -1;
+	/* one write() a record (dprintf() would seek, which /dev/kmsg refuses) */
+	len = snprintf(line, sizeof(line), "hostile-mark %d: case %.80s\n", id, name);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0 || write(fd, line, len) != len)
+		return fprintf(stderr, "/dev/kmsg: %m\n"), -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * -x: what the kernel logged since the last call, read from /dev/kmsg
+ * (opened at the start, at its end). Prints the first line that matches
+ * REGEX or the new taint flags (less O and E, module loads) into why;
+ * 0 when there is none.
+ */
+static int kernel_complained(char *why, size_t whylen)
+{
+	char rec[8192];
+	unsigned long t;
+	int hit = 0;
+
+	for (;;) {
+		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		char *msg, *nl;
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on with the next */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = 0;
+		if (!hit && !regexec(&stop_re, msg, 0, NULL, 0)) {
+			snprintf(why, whylen, "kernel log: %.400s", msg);
+			hit = 1;
+		}
+	}
+	t = read_taint() & ~taint0 & ~((1ul << 12) | (1ul << 13));
+	if (!hit && t) {
+		snprintf(why, whylen, "new taint flags %#lx", t);
+		hit = 1;
+	}
+	return hit;
 }
 
 static int parse_hex(const char *s, uint8_t *out, int nbytes)
@@ -219,21 +327,61 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: hostile -a ADDR [-p PORT] -g TARGET_GUID -I INITIATOR_PORT_ID\n"
 		"               [-c CASE[,CASE...]] [-t SECONDS] [-L LUN] [-n] [-v] [-l]\n"
+		"               [-M] [-x REGEX] [-C FILE]\n"
 		"  -g  node GUID of the target HCA (xxxx:xxxx:xxxx:xxxx or 16 hex digits)\n"
 		"  -I  initiator port ID, 32 hex digits (needs an ACL 0x<32 hex>)\n"
-		"  -c  cases to run (default: all), -l lists them\n"
-		"  -t  per-case timeout (default 60 s), -n: no survival probe\n");
+		"  -c  cases to run, in this order (default, or the name all: every case\n"
+		"      not marked -c only), -l lists them\n"
+		"  -t  per-case timeout (default 60 s), -n: no survival probe\n"
+		"  -M  mark each case in the kernel log (guest-lib.sh's h_dmesg_mark)\n"
+		"  -x  stop after the first case that fails, or after which the kernel\n"
+		"      logs a line matching REGEX (extended) or takes a new taint flag\n"
+		"  -C  write \"case NAME\" into FILE before each case\n");
 	exit(2);
+}
+
+/* The cases -c names, in its order ("all": the table's, less -c only). */
+static int select_cases(const char *sel, int *run, int max)
+{
+	char *buf, *tok, *save;
+	int i, n = 0;
+
+	buf = strdup(sel ? sel : "all");
+	if (!buf)
+		return -1;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool hit = false;
+
+		for (i = 0; i < NCASES; i++) {
+			if (strcmp(tok, cases[i].name) &&
+			    (strcmp(tok, "all") || strstr(cases[i].what, "(-c only)")))
+				continue;
+			if (n == max) {
+				free(buf);
+				return fprintf(stderr, "too many cases\n"), -1;
+			}
+			run[n++] = i;
+			hit = true;
+		}
+		if (!hit) {
+			fprintf(stderr, "no case '%s'\n", tok);
+			free(buf);
+			return -1;
+		}
+	}
+	free(buf);
+	return n;
 }
 
 int main(int argc, char **argv)
 {
 	char *sel = NULL;
-	int o, i, pass = 0, failn = 0, have_g = 0, have_i = 0;
+	int o, i, k, n, pass = 0, failn = 0, have_g = 0, have_i = 0;
+	int run[4 * NCASES];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((o = getopt(argc, argv, "a:p:g:I:c:t:L:nvlh")) != -1) {
+	while ((o = getopt(argc, argv, "a:p:g:I:c:t:L:nvlhMx:C:")) != -1) {
 		switch (o) {
 		case 'a':
 			opt_addr = optarg;
@@ -275,37 +423,53 @@ int main(int argc, char **argv)
 			for (i = 0; i < NCASES; i++)
 				printf("%-34s %s\n", cases[i].name, cases[i].what);
 			return 0;
+		case 'M':
+			opt_mark = 1;
+			break;
+		case 'C':
+			opt_current = optarg;
+			break;
+		case 'x':
+			if (regcomp(&stop_re, optarg, REG_EXTENDED | REG_NOSUB)) {
+				fprintf(stderr, "bad regular expression %s\n", optarg);
+				return 2;
+			}
+			opt_stop = true;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (!have_g || !have_i)
 		usage();
+	n = select_cases(sel, run, 4 * NCASES);
+	if (n <= 0) {
+		if (!n)
+			fprintf(stderr, "no case matches '%s'\n", sel);
+		return 2;
+	}
+	if (opt_stop) {
+		kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (kmsg_fd < 0 || lseek(kmsg_fd, 0, SEEK_END) < 0) {
+			fprintf(stderr, "/dev/kmsg: %m\n");
+			return 2;
+		}
+		taint0 = read_taint();
+	}
 
-	for (i = 0; i < NCASES; i++) {
-		char why[1100] = "", pwhy[1100] = "";
+	for (k = 0; k < n; k++) {
+		const struct tcase *tc = &cases[run[k]];
+		char why[1100] = "", pwhy[1100] = "", kwhy[600];
 		uint64_t t0;
 		int r;
 
-		if (!sel && strstr(cases[i].what, "(-c only)"))
-			continue;
-		if (sel) {
-			char buf[512], *tok, *save;
-			bool hit = false;
-
-			snprintf(buf, sizeof(buf), "%s", sel);
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				if (!strcmp(tok, cases[i].name) ||
-				    (!strcmp(tok, "all") && !strstr(cases[i].what, "(-c only)")))
-					hit = true;
-			if (!hit)
-				continue;
-		}
+		if ((opt_current && put_current(tc->name)) || (opt_mark && put_mark(tc->name)))
+			return 2;
 		t0 = now_ms();
-		r = run_child(cases[i].name, cases[i].fn, opt_timeout, why, sizeof(why));
-		if (cases[i].cleanup)
-			cases[i].cleanup();
-		if (!r && !opt_no_probe && cases[i].fn != case_sanity) {
+		r = run_child(tc->name, tc->fn, opt_timeout, why, sizeof(why));
+		if (tc->cleanup)
+			tc->cleanup();
+		if (!r && !opt_no_probe && tc->fn != case_sanity) {
 			int lun = opt_lun;
 
 			opt_lun = 0;	/* the probe always uses the working LUN 0 */
@@ -318,16 +482,16 @@ int main(int argc, char **argv)
 			}
 		}
 		if (r) {
-			printf("FAIL %s: %s (%.1f s)\n", cases[i].name, why, (now_ms() - t0) / 1000.0);
+			printf("FAIL %s: %s (%.1f s)\n", tc->name, why, (now_ms() - t0) / 1000.0);
 			failn++;
 		} else {
-			printf("PASS %s (%.1f s)\n", cases[i].name, (now_ms() - t0) / 1000.0);
+			printf("PASS %s (%.1f s)\n", tc->name, (now_ms() - t0) / 1000.0);
 			pass++;
 		}
-	}
-	if (pass + failn == 0) {
-		fprintf(stderr, "no case matches '%s'\n", sel);
-		return 2;
+		if (opt_stop && k + 1 < n && (r || kernel_complained(kwhy, sizeof(kwhy)))) {
+			printf("stopped after %s: %s\n", tc->name, r ? "it failed" : kwhy);
+			break;
+		}
 	}
 	printf("%d passed, %d failed\n", pass, failn);
 	return failn ? 1 : 0;

@@ -52,7 +52,7 @@ if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
 	echo 1 >$TR/events/ib_srpt/enable || echo "## hostile: cannot enable the ib_srpt trace events"
 fi
 
-# ---- the hostile initiator's cases, one tool run per case ----
+# ---- the hostile initiator's cases ----
 cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
 if [ "${HOSTILE_CASES:-}" = none ]; then
 	cases=	# the faults only, asked for by name
@@ -75,6 +75,14 @@ elif [ -z "${HOSTILE_CASES:-}" ] || [ "$HOSTILE_CASES" = all ]; then
 		result FAIL case_list "the tool lists $ncases cases, hostile.c defines $((nsrc - nonly))"
 	fi
 fi
+# A name the tool does not know fails here (the tool would refuse the
+# whole run).
+known=" $("$HOSTILE" -l | awk '{print $1}' | tr '\n' ' ') "
+for c in $cases; do
+	[[ "$known" == *" $c "* ]] && continue
+	result FAIL "$c" "no such case in the hostile tool"
+	cases=$(echo "$cases" | grep -vxF -- "$c")
+done
 # The plan and what runs now: if the guest dies, the host fails the
 # current item and boots a fresh guest for the rest of the plan.
 faults_sel=
@@ -91,59 +99,105 @@ fi
 } >/out/plan
 dead=
 remaining=
-for c in $cases; do
-	if [ -n "$dead" ]; then
-		remaining+="$c,"
-		continue
+# One tool process runs the cases in a row: a process start costs seconds
+# under TCG. It marks each case in dmesg (-M) and stops after the first
+# that fails or after which the kernel complains (-x); each case's part of
+# dmesg is judged here on its own. After a failure or a kernel warning the
+# target is probed as before, and a fresh tool process runs the cases left
+# (or, the target broken, the next boot does). fuzz_live (its own timeout)
+# and, with HOSTILE_TRACE=1, every case run alone.
+todo=$(echo $cases)
+while [ -n "$todo" ] && [ -z "$dead" ]; do
+	set -- $todo
+	batch=$1
+	shift
+	if [ "$batch" != fuzz_live ] && [ "${HOSTILE_TRACE:-0}" != 1 ]; then
+		while [ $# -gt 0 ] && [ "$1" != fuzz_live ]; do batch+=" $1"; shift; done
 	fi
-	echo "case $c" >/out/current
-	mark=$(h_dmesg_mark "case $c")
+	todo=$*
+	set -- $batch
 	# fuzz_live sends HOSTILE_FUZZ_IUS IUs: 50 to 150 a second
 	ct=$CASE_TIMEOUT
-	[ "$c" != fuzz_live ] || ct=$(( CASE_TIMEOUT + ${HOSTILE_FUZZ_IUS:-20000} / 20 ))
-	out=$(timeout -k 5 $((ct + 60)) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
-		-I "$H_IPORT" -c "$c" -t "$ct" 2>&1)
-	rc=$?
-	echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
-	splat=$(h_splats_since "$mark")
-	if [ -n "$splat" ]; then
-		n=$(echo "$splat" | wc -l)
-		warnings=$((warnings + n))
-		echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
+	[ "$1" != fuzz_live ] || ct=$(( CASE_TIMEOUT + ${HOSTILE_FUZZ_IUS:-20000} / 20 ))
+	first=0
+	read -r first 2>/dev/null </tmp/hostile.mark
+	first=$((first + 1))
+	echo "case $1" >/out/current
+	# streamed: a guest that dies mid-run keeps the verdicts so far
+	timeout -k 5 $(( $# * (ct + 60) )) "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" \
+		-I "$H_IPORT" -c "${batch// /,}" -t "$ct" -M -x "$SPLAT_RE" -C /out/current 2>&1 |
+		tee /tmp/hostile.batch | grep --line-buffered -v -E '^[0-9]+ passed, [0-9]+ failed$'
+	rc=${PIPESTATUS[0]}
+	last=0
+	read -r last 2>/dev/null </tmp/hostile.mark
+	# (a tool that ran nothing, not even its first case's mark: that case
+	# fails without a verdict rather than be tried again and again)
+	if [ "$last" -lt "$first" ]; then
+		last=$first
+		echo "$last" >/tmp/hostile.mark
+		cat /proc/sys/kernel/tainted >"/tmp/hostile.taint.$last"
 	fi
-	line=$(echo "$out" | grep -E "^(PASS|FAIL) $c[ :]" | tail -n 1)
-	if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
-		if [[ "$line" != PASS* ]]; then
-			echo w >/proc/sysrq-trigger
-			{ cat $TR/trace; echo "## blocked tasks"; dmesg | tail -n 300; } >"/out/trace.$c"
+	h_splats_load "$first"
+	mapfile -t blines </tmp/hostile.batch
+	broken= splat_in= notrun=
+	id=$first
+	for c in $batch; do
+		if [ "$id" -gt "$last" ]; then
+			notrun+="$c "	# not reached: the next tool process runs it
+			continue
 		fi
-		echo >$TR/trace
-	fi
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		result FAIL "$c" "the tool hung (killed by the runner)"
-	elif [ -n "$splat" ] && [[ "$line" == FAIL* ]]; then
-		fail=$((fail + 1))	# verdict printed by the tool, splat lines above
-	elif [ -n "$splat" ]; then
-		result FAIL "$c" "kernel warning: $(echo "$splat" | head -n 1)"
-	elif [ "$rc" = 0 ] && [[ "$line" == PASS* ]]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		[ -n "$line" ] || echo "FAIL $c: tool exit status $rc, no verdict"
-	fi
+		next=
+		[ "$id" -ge "$last" ] || next=$((id + 1))
+		h_splats_of "$id" "$next"
+		splat=$H_SPLAT
+		if [ -n "$splat" ]; then
+			n=$(echo "$splat" | wc -l)
+			warnings=$((warnings + n))
+			echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
+		fi
+		line=
+		for l in "${blines[@]}"; do
+			case $l in "PASS $c "*|"PASS $c:"*|"FAIL $c "*|"FAIL $c:"*) line=$l ;; esac
+		done
+		if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
+			if [[ "$line" != PASS* ]]; then
+				echo w >/proc/sysrq-trigger
+				{ cat $TR/trace; echo "## blocked tasks"; dmesg | tail -n 300; } >"/out/trace.$c"
+			fi
+			echo >$TR/trace
+		fi
+		if [ -z "$line" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
+			result FAIL "$c" "the tool hung (killed by the runner)"
+		elif [ -n "$splat" ] && [[ "$line" == FAIL* ]]; then
+			fail=$((fail + 1))	# verdict printed by the tool, splat lines above
+		elif [ -n "$splat" ]; then
+			result FAIL "$c" "kernel warning: $(echo "$splat" | head -n 1)"
+		elif [[ "$line" == PASS* ]]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			[ -n "$line" ] || echo "FAIL $c: tool exit status $rc, no verdict"
+		fi
+		[[ "$line" == PASS* ]] || broken=$c
+		[ -z "$splat" ] || [ -n "$splat_in" ] || splat_in=$c
+		id=$((id + 1))
+	done
+	todo="$notrun$todo"
 	# After an oops or a failure, is the target still serving? If not, the
 	# host boots a fresh guest for the remaining cases (HOSTILE_RESTART=1).
-	if [ -n "$splat" ] || ! [[ "$line" == PASS* ]]; then
+	if [ -n "$broken$splat_in" ]; then
+		c=${splat_in:-$broken}
 		if ! timeout -k 5 120 "$HOSTILE" -a "$H_ADDR" -p "$RDMA_CM_PORT" -g "$H_GUID" -I "$H_IPORT" \
-			-c sanity -t 60 >/tmp/hostile.probe 2>&1 || [ -n "$splat" ]; then
-			echo "## hostile: target broken after case $c$( [ -n "$splat" ] && echo ' (kernel oops/warning)')"
+			-c sanity -t 60 >/tmp/hostile.probe 2>&1 || [ -n "$splat_in" ]; then
+			echo "## hostile: target broken after case $c$( [ -n "$splat_in" ] && echo ' (kernel oops/warning)')"
 			[ "${HOSTILE_RESTART:-1}" = 1 ] && dead=$c
 		fi
 	fi
 done
+[ -z "$dead" ] || remaining=$(echo $todo | tr ' ' ',')
 if [ -n "$dead" ]; then
-	echo "${remaining%,}" >/out/remaining
-	echo "## hostile: not run in this boot (target broken): ${remaining%,}"
+	echo "$remaining" >/out/remaining
+	echo "## hostile: not run in this boot (target broken): $remaining"
 	h_io_stop 20
 	echo "## hostile: write passes $H_IO_PASSES, acknowledged writes $H_ACKED, sectors lost $H_VERIFY_ERRORS, other I/O errors $H_IO_ERRORS (hung: $H_IO_HUNG)"
 	echo "## hostile: cases run $((pass + fail)), passed $pass, failed $fail"
