@@ -408,8 +408,15 @@ h_io_start() {
 				-n 2048 -t 8 -S "$H_IO_DIR/stop" >"$H_IO_DIR/out.$n" 2>&1
 			rc=$?
 			echo "$t0 $(date +%s)" >"$H_IO_DIR/t.$n"
-			h_ack_verify "$H_IO_DIR/verify.$n"
-			echo $? >"$H_IO_DIR/vrc.$n"
+			# A pass cut short by h_io_stop is read back by its
+			# final read-back, the same blocks against the same
+			# state: not twice.
+			if [ -e "$H_IO_DIR/stop" ]; then
+				echo final >"$H_IO_DIR/vrc.$n"
+			else
+				h_ack_verify "$H_IO_DIR/verify.$n"
+				echo $? >"$H_IO_DIR/vrc.$n"
+			fi
 			echo "$rc" >"$H_IO_DIR/rc.$n"
 		done
 	) </dev/null >/dev/null 2>&1 &
@@ -419,10 +426,15 @@ h_io_start() {
 
 # The check can fail: a block acknowledged as written is zeroed behind the
 # loop's back, and the read-back must name it.
+# Before the change every block must verify: h_io_stop's final read-back
+# just found that (nothing has written since), or a read-back here does.
 h_io_selftest() {
 	local blk
 	h_io_dev "$H_IO_DIR/disk" || { echo "no disk"; return 1; }
-	h_ack_verify "$H_IO_DIR/self.1" 5 || { echo "verify before the change: $(tail -n 1 "$H_IO_DIR/self.1")"; return 1; }
+	if [ "${H_FINAL_RC:-}" != 0 ]; then
+		h_ack_verify "$H_IO_DIR/self.1" 5 ||
+			{ echo "verify before the change: $(tail -n 1 "$H_IO_DIR/self.1")"; return 1; }
+	fi
 	blk=$(h_ackcheck acked "$H_IO_DIR/state") || { echo "no acknowledged block"; return 1; }
 	dd if=/dev/zero of="$H_IO_DIR/disk" bs=512 seek=$((blk * 8 + 5)) count=1 oflag=direct status=none
 	h_ack_verify "$H_IO_DIR/self.2" 5 && { echo "verify missed a zeroed sector"; return 1; }
@@ -469,7 +481,7 @@ h_pass_disrupted() {
 # H_UNVERIFIED (read-backs that never reached the disk) and H_IO_HUNG
 # (the loop had to be killed).
 h_io_stop() {
-	local pid n=0 f rc v k max=${1:-240}
+	local pid n=0 f rc vrc o v k max=${1:-240}
 	pid=$(cat "$H_IO_DIR/pid" 2>/dev/null)
 	touch "$H_IO_DIR/stop"
 	H_IO_HUNG=0
@@ -482,18 +494,24 @@ h_io_stop() {
 		pkill -9 -P "$pid"; kill -9 "$pid"
 	fi
 	H_IO_PASSES=0 H_VERIFY_ERRORS=0 H_IO_ERRORS=0 H_UNVERIFIED=0 H_ACKED=0
+	# (builtins for a pass that went well: under TCG a process costs a
+	# fraction of a second, a debug run has twenty passes and more)
 	for f in "$H_IO_DIR"/rc.*; do
 		[ -e "$f" ] || continue
 		k=${f##*rc.}
 		H_IO_PASSES=$((H_IO_PASSES + 1))
-		rc=$(cat "$f")
-		v=$(grep -ac '^LOST ' "$H_IO_DIR/verify.$k" 2>/dev/null)
-		H_ACKED=$((H_ACKED + $(sed -n 's/^ackcheck write: \([0-9]*\) acknowledged.*/\1/p' "$H_IO_DIR/out.$k")))
+		read -r rc <"$f"
+		read -r vrc <"$H_IO_DIR/vrc.$k"
+		read -r o <"$H_IO_DIR/out.$k"
+		[[ "$o" =~ ^ackcheck\ write:\ ([0-9]+)\ acknowledged ]] &&
+			H_ACKED=$((H_ACKED + BASH_REMATCH[1]))
+		v=0
+		[ "$vrc" = 0 ] || [ "$vrc" = final ] || v=$(grep -ac '^LOST ' "$H_IO_DIR/verify.$k" 2>/dev/null)
 		if [ "$v" -gt 0 ]; then
 			H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
 			echo "pass $k ($(cat "$H_IO_DIR/t.$k")): $v acknowledged sectors lost$(h_pass_disrupted "$k" && echo ', during a deliberate disruption'):"
 			grep -a '^LOST ' "$H_IO_DIR/verify.$k" | head -n 10 | sed 's/^/    /'
-		elif [ "$(cat "$H_IO_DIR/vrc.$k")" != 0 ]; then
+		elif [ "$vrc" != 0 ] && [ "$vrc" != final ]; then
 			H_UNVERIFIED=$((H_UNVERIFIED + 1))
 			echo "pass $k: read-back did not reach the disk: $(tail -n 1 "$H_IO_DIR/verify.$k")"
 		fi
@@ -508,6 +526,7 @@ h_io_stop() {
 	# The last word: every block ever acknowledged, read once more.
 	h_ack_verify "$H_IO_DIR/verify.final" 60
 	rc=$?
+	H_FINAL_RC=$rc
 	v=$(grep -ac '^LOST ' "$H_IO_DIR/verify.final")
 	H_VERIFY_ERRORS=$((H_VERIFY_ERRORS + v))
 	echo "final read-back: $(tail -n 1 "$H_IO_DIR/verify.final")"
