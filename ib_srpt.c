@@ -296,15 +296,30 @@ static u64 srpt_ch_bytes_in(const struct srpt_rdma_ch *ch)
 	       READ_ONCE(ch->stats.bytes_in_rdma);
 }
 
+/**
+ * srpt_credits_held() - credits the initiator holds.
+ * @ch: channel.
+ *
+ * All granted (&srpt_rdma_ch.cred_granted) less all taken (&struct
+ * srpt_ch_stats.credits_taken), in 32 bits: the counts wrap, the
+ * difference never exceeds rq_size.
+ */
+static inline s32 srpt_credits_held(const struct srpt_rdma_ch *ch)
+{
+	return (s32)((u32)atomic_read(&ch->cred_granted) -
+		     (u32)READ_ONCE(ch->stats.credits_taken));
+}
+
 /*
  * Credits handed back so far, in responses and SRP_CRED_REQs, net of posts
- * that failed: req_lim is rq_size minus what was taken plus that.
+ * that failed: what the initiator holds is rq_size minus what was taken
+ * plus that.
  */
 static s64 srpt_ch_credits_returned(const struct srpt_rdma_ch *ch)
 {
 	s64 taken = READ_ONCE(ch->stats.credits_taken);
 
-	return atomic_read(&ch->req_lim) - (s64)ch->rq_size + taken;
+	return srpt_credits_held(ch) - (s64)ch->rq_size + taken;
 }
 
 /**
@@ -1720,7 +1735,8 @@ static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
 /**
  * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
  * @ch: channel.
- * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs().
+ * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs(); afterwards
+ *	   the work requests to give back to &srpt_rdma_ch.sq_wr_avail.
  *
  * Transfers start in arrival order: while others wait, a new one queues
  * behind them even if it would fit, so a large transfer cannot starve.
@@ -1732,6 +1748,14 @@ static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
 static inline enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 						   struct srpt_send_ioctx *ioctx)
 {
+	/*
+	 * The context's own RDMA WR (&srpt_rdma_ch.ctx_rdma_wr), free since
+	 * its last transfer completed: n_rdma 0, nothing to give back.
+	 */
+	if (likely(ioctx->n_rdma == 1 && ch->ctx_rdma_wr)) {
+		ioctx->n_rdma = 0;
+		return SRPT_SQ_RESERVED;
+	}
 	if (unlikely(ioctx->n_rdma > ch->sq_rdma_wrs))
 		return SRPT_SQ_TOO_BIG;
 	/*
@@ -1910,14 +1934,15 @@ static void srpt_read_finish(struct srpt_rdma_ch *ch,
 
 /*
  * A request arrived: the receive side takes one of the initiator's credits.
- * Return: false if it had none left.
+ * It is the only writer of credits_taken, so taking needs no atomic
+ * instruction. A credit the initiator uses reached it in a response posted
+ * after the grant was added, and the request completed after that: the
+ * grant is seen here. Return: false if it had none left.
  */
 static inline bool srpt_credit_take(struct srpt_rdma_ch *ch)
 {
-	if (unlikely(atomic_dec_return(&ch->req_lim) < 0)) {
-		atomic_inc(&ch->req_lim);
+	if (unlikely(srpt_credits_held(ch) <= 0))
 		return false;
-	}
 	srpt_stat_add(&ch->stats.credits_taken, 1);
 	return true;
 }
@@ -1931,13 +1956,15 @@ static inline bool srpt_credit_take(struct srpt_rdma_ch *ch)
  */
 static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 {
-	s32 delta = 1, req_lim;
+	s32 delta = 1;
 
 	/* Usually nothing is owed: skip the exchange. */
 	if (unlikely(atomic_read(&ch->req_lim_delta)))
 		delta += atomic_xchg(&ch->req_lim_delta, 0);
-	req_lim = atomic_add_return(delta, &ch->req_lim);
-	trace_srpt_credit(ch, delta, req_lim);
+	atomic_add(delta, &ch->cred_granted);
+	/* The grant before the response that carries it: srpt_credit_take(). */
+	smp_mb__after_atomic();
+	trace_srpt_credit(ch, delta, srpt_credits_held(ch));
 	return delta;
 }
 
@@ -1950,7 +1977,7 @@ static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
  */
 static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 {
-	atomic_sub(delta, &ch->req_lim);
+	atomic_sub(delta, &ch->cred_granted);
 	atomic_add(delta, &ch->req_lim_delta);
 }
 
@@ -2694,7 +2721,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_repost_recv(ch, recv);
 		return;
 	}
-	srpt_stat_max(&ch->stats.rq_hwm, ch->rq_size - atomic_read(&ch->req_lim));
+	srpt_stat_max(&ch->stats.rq_hwm, ch->rq_size - srpt_credits_held(ch));
 
 	/*
 	 * Fast path without the lock: only this completion context and the
@@ -3483,6 +3510,17 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	ch->max_inline = qp_init.cap.max_inline_data;
 	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
 	ch->rdma_ctxs = sq_size;
+	/*
+	 * Where the budget still holds the largest transfer after it, each
+	 * send context gets one RDMA WR of its own: the common one-WR
+	 * transfer then reserves and returns nothing shared.
+	 */
+	ch->ctx_rdma_wr = ch->sq_rdma_wrs >= ch->rq_size +
+		max_t(u32, ch->rq_size,
+		      srpt_rdma_wrs_for(&sport->sdev->device->attrs,
+					ch->max_data_len));
+	if (ch->ctx_rdma_wr)
+		ch->sq_rdma_wrs -= ch->rq_size;
 	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
 	ch->unsig_cqe.done = srpt_unsig_send_done;
 	atomic_set(&ch->unsig_avail, ch->max_inline ? SRPT_UNSIG_RSP_MAX : 0);
@@ -3788,7 +3826,8 @@ static void srpt_cred_work(struct work_struct *w)
 	if (delta <= 0)
 		return;
 
-	trace_srpt_credit(ch, delta, atomic_add_return(delta, &ch->req_lim));
+	atomic_add(delta, &ch->cred_granted);
+	trace_srpt_credit(ch, delta, srpt_credits_held(ch));
 	srpt_ch_debug(ch, "SRP_CRED_REQ with %d credits\n", delta);
 	if (srpt_post_ctl(ch, ch->cred_ioctx,
 			  srpt_build_cred_req(ch->cred_ioctx->buf, delta, tag),
@@ -4200,7 +4239,8 @@ static void srpt_ch_login_sizes(struct srpt_rdma_ch *ch,
 	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
 			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
 			  SECTOR_SIZE : 0;
-	atomic_set(&ch->req_lim, ch->rq_size);
+	ch->stats.credits_taken = 0;
+	atomic_set(&ch->cred_granted, ch->rq_size);
 	atomic_set(&ch->req_lim_delta, 0);
 }
 
@@ -6440,7 +6480,7 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 	len += sysfs_emit_at(page, at + len,
 			     "   Credits granted: %d  returned: %lld  held by initiator: %d\n",
 			     ch->rq_size, srpt_ch_credits_returned(ch),
-			     atomic_read(&ch->req_lim));
+			     srpt_credits_held(ch));
 	len += sysfs_emit_at(page, at + len,
 			     "   Send queue high-water: %d of %u RDMA WRs  Receive high-water: %d of %d requests\n",
 			     atomic_read(&st->sq_hwm), ch->sq_rdma_wrs,

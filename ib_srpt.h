@@ -461,8 +461,9 @@ struct srpt_send_ioctx {
  *
  * @cmds: SCSI commands received (receive side).
  * @credits_taken: requests received inside the credits (receive side);
- *		   credits returned are derived from it and
- *		   &srpt_rdma_ch.req_lim (srpt_ch_credits_returned()).
+ *		   the credits the initiator holds and those returned are
+ *		   derived from it and &srpt_rdma_ch.cred_granted
+ *		   (srpt_credits_held(), srpt_ch_credits_returned()).
  * @bytes_in_imm: data-out bytes received as immediate data (receive side).
  * @bytes_in_rdma: data-out bytes fetched by RDMA READ (xfer_work).
  * @bytes_out: data-in bytes sent (send completion side).
@@ -479,7 +480,7 @@ struct srpt_send_ioctx {
  *	    &srpt_rdma_ch.sq_rdma_wrs budget minus &srpt_rdma_ch.sq_wr_avail).
  * @rq_hwm: most requests outstanding at once: SRP_CMD and SRP_TSK_MGMT
  *	    received whose credit did not yet go back to the initiator
- *	    (&srpt_rdma_ch.rq_size minus &srpt_rdma_ch.req_lim).
+ *	    (&srpt_rdma_ch.rq_size minus srpt_credits_held()).
  */
 struct srpt_ch_stats {
 	u64		cmds;
@@ -544,11 +545,14 @@ enum srpt_ch_state {
  * @max_inline: largest response sent inline, 0 if the QP has no inline
  *		data.
  * @max_rsp_size: largest SRP_RSP the target sends.
- * @sq_wr_avail: send queue work requests for RDMA transfers not in use.
+ * @sq_wr_avail: work requests of the shared RDMA budget not in use.
  *		 Each send context also owns one response slot of the send
  *		 queue, which needs no accounting (see srpt_create_ch_ib()).
- * @sq_rdma_wrs: RDMA work requests the send queue holds in all; a transfer
+ * @sq_rdma_wrs: RDMA work requests of the shared budget; a transfer
  *		 needing more can never be posted.
+ * @ctx_rdma_wr: each send context owns one more RDMA work request, which a
+ *		 one-WR transfer uses instead of the shared budget; set at
+ *		 channel creation where the send queue has room for it.
  * @rdma_ctxs: RDMA contexts of the QP, and the size of its MR pool where
  *	       transfers use MRs (iWARP reads, force_mr).
  * @max_data_len: largest data transfer of one command (srp_max_rdma_size
@@ -556,7 +560,9 @@ enum srpt_ch_state {
  * @sport: target port the login came in on.
  * @max_ti_iu_len: largest target-to-initiator IU.
  * @max_it_iu_len: largest initiator-to-target IU, from the login.
- * @req_lim: credits the initiator holds.
+ * @cred_granted: credits granted since the login (rq_size at first, then
+ *		  what responses and SRP_CRED_REQs return); any context
+ *		  adds, only the receive side takes (srpt_credit_take()).
  * @req_lim_delta: credits returned with the next response.
  * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
  * @spinlock: protects @state, @cmd_wait_list,
@@ -634,7 +640,7 @@ struct srpt_rdma_ch {
 	struct srpt_port	*sport;
 	int			max_ti_iu_len;
 	int			max_it_iu_len;
-	atomic_t		req_lim;
+	atomic_t		cred_granted;
 	atomic_t		req_lim_delta;
 	u16			imm_data_offset;
 	spinlock_t		spinlock;	/* see kernel-doc above */
@@ -667,6 +673,7 @@ struct srpt_rdma_ch {
 	struct completion	last_wqe;
 	atomic_t		tbl_fetches;
 	u32			sq_rdma_wrs;
+	bool			ctx_rdma_wr;
 	u32			rdma_ctxs;
 	u32			max_data_len;
 	struct se_session	*sess;

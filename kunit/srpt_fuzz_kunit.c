@@ -726,11 +726,11 @@ static bool srpt_fuzz_login_sizes(struct kunit *test, struct srpt_fuzz_login *l,
 	}
 	if (ch->rq_size < 1 || ch->rq_size > SRPT_RQ_SIZE ||
 	    (ch->use_srq && ch->rq_size > l->sdev->srq_size) ||
-	    atomic_read(&ch->req_lim) != ch->rq_size ||
+	    srpt_credits_held(ch) != ch->rq_size ||
 	    atomic_read(&ch->req_lim_delta)) {
 		KUNIT_FAIL(test, "input %u: %d credits (srq %d of %d), req_lim %d",
 			   n, ch->rq_size, ch->use_srq, l->sdev->srq_size,
-			   atomic_read(&ch->req_lim));
+			   srpt_credits_held(ch));
 		return false;
 	}
 	if (ch->max_rsp_size < SRPT_MAX_RSP_SIZE_MIN ||
@@ -1270,7 +1270,7 @@ static void srpt_fuzz_tsk_mgmt(struct kunit *test)
 		}
 		codes[done ? 0 : refused ? 1 : 2]++;
 
-		atomic_set(&ch->req_lim, 0);
+		srpt_test_set_credits(ch, 0);
 		atomic_set(&ch->req_lim_delta, 0);
 		len = srpt_build_tskmgmt_rsp(ch, code, ioctx, copy.tag);
 		if (len != sizeof(*rsp) + 4 || len > SRPT_MAX_RSP_SIZE_MIN ||

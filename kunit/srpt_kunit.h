@@ -57,4 +57,10 @@ static inline void srpt_test_str_desc(const char * const *s, char *desc)
 	*p = '\0';
 }
 
+/* Make the initiator of @ch hold @n credits, whatever it has taken. */
+static inline void srpt_test_set_credits(struct srpt_rdma_ch *ch, s32 n)
+{
+	atomic_set(&ch->cred_granted, (u32)ch->stats.credits_taken + n);
+}
+
 #endif /* SRPT_KUNIT_H */

@@ -94,6 +94,42 @@ static void srpt_sq_reserve_waits_in_order(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
 }
 
+/*
+ * With a work request of its own per send context, a one-WR transfer takes
+ * nothing shared and owes nothing back (n_rdma 0), even while the shared
+ * budget is used up and larger transfers wait for it; larger ones still
+ * take from it, in order.
+ */
+static void srpt_sq_reserve_own_wr(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+
+	f->ch->ctx_rdma_wr = true;
+	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
+			SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, f->io[0]->n_rdma, SRPT_TEST_SQ_WRS);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 2), SRPT_SQ_WAITING);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, f->io[2]->n_rdma, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 0);
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 3, 1), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, f->io[3]->n_rdma, 0);
+
+	/* The large transfer completes: the waiting one starts. */
+	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq_wr_avail);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
+	KUNIT_EXPECT_EQ(test, f->io[1]->n_rdma, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail),
+			SRPT_TEST_SQ_WRS - 2);
+
+	/* Without own work requests a one-WR transfer takes from the budget. */
+	f->ch->ctx_rdma_wr = false;
+	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_RESERVED);
+	KUNIT_EXPECT_EQ(test, f->io[2]->n_rdma, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail),
+			SRPT_TEST_SQ_WRS - 3);
+}
+
 /* The whole budget can be used, and comes back complete. */
 static void srpt_sq_reserve_whole_queue(struct kunit *test)
 {
@@ -180,17 +216,17 @@ static void srpt_credit_undo_after_failed_post(struct kunit *test)
 	struct srpt_load_fixture *f = test->priv;
 	s32 delta;
 
-	atomic_set(&f->ch->req_lim, 3);
+	srpt_test_set_credits(f->ch, 3);
 	atomic_set(&f->ch->req_lim_delta, 4);
 	delta = srpt_credit_delta(f->ch);
 	KUNIT_EXPECT_EQ(test, delta, 5);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 8);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 8);
 	srpt_credit_undo(f->ch, delta);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 3);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 5);
 	/* The next response carries them all: none lost, none doubled. */
 	KUNIT_EXPECT_EQ(test, srpt_credit_delta(f->ch), 6);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 9);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 9);
 }
 
 /* Credits handed back are counted; a failed post takes them back out. */
@@ -202,12 +238,12 @@ static void srpt_stats_credits_returned(struct kunit *test)
 	int i;
 
 	f->ch->rq_size = 8;
-	atomic_set(&f->ch->req_lim, 8);
+	srpt_test_set_credits(f->ch, 8);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_TRUE(test, srpt_credit_take(f->ch));
 	/* beyond the credits: refused, and nothing counted */
 	KUNIT_EXPECT_FALSE(test, srpt_credit_take(f->ch));
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), 0);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 0);
 	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 0);
 	atomic_set(&f->ch->req_lim_delta, 4);
 	delta = srpt_credit_delta(f->ch);
@@ -217,6 +253,92 @@ static void srpt_stats_credits_returned(struct kunit *test)
 	srpt_credit_delta(f->ch);
 	srpt_credit_delta(f->ch);
 	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 7);
+}
+
+/*
+ * Credits, from two threads at once: this one is the receive side, the only
+ * one that takes (srpt_credit_take(), no atomic instruction), a kthread
+ * answers each request it is handed with a response's credit
+ * (srpt_credit_delta()). A take never succeeds beyond what was granted,
+ * and at the end exactly the login's credits are held again.
+ */
+#define SRPT_CRED_LIMIT		4
+#define SRPT_CRED_ROUNDS	2000
+
+struct srpt_cred_race {
+	struct srpt_rdma_ch	*ch;
+	atomic_t		owed;		/* requests not yet answered */
+	atomic_t		granted;	/* counted before each grant */
+	atomic_t		done;
+	struct completion	exited;
+};
+
+static int srpt_cred_responder(void *arg)
+{
+	struct srpt_cred_race *r = arg;
+
+	for (;;) {
+		if (atomic_add_unless(&r->owed, -1, 0)) {
+			atomic_inc(&r->granted);
+			/* counted before the grant can be seen */
+			smp_mb__after_atomic();
+			srpt_credit_delta(r->ch);
+			continue;
+		}
+		if (atomic_read(&r->done))
+			break;
+		usleep_range(5, 20);
+	}
+	complete(&r->exited);
+	return 0;
+}
+
+static void srpt_credits_two_threads(struct kunit *test)
+{
+	struct srpt_cred_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long over = 0, spins = 0;
+	const u64 start = U32_MAX - SRPT_CRED_ROUNDS / 2;
+	struct task_struct *t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ch = kunit_kzalloc(test, sizeof(*r->ch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->ch);
+	r->ch->rq_size = SRPT_CRED_LIMIT;
+	/* counts about to wrap: the 32-bit difference must not care */
+	r->ch->stats.credits_taken = start;
+	srpt_test_set_credits(r->ch, SRPT_CRED_LIMIT);
+	init_completion(&r->exited);
+	t = kthread_run(srpt_cred_responder, r, "srpt-cred-test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	for (i = 0; i < SRPT_CRED_ROUNDS; ) {
+		if (!srpt_credit_take(r->ch)) {
+			spins++;
+			usleep_range(5, 20);
+			continue;
+		}
+		i++;
+		if (i > SRPT_CRED_LIMIT + atomic_read(&r->granted))
+			over++;
+		atomic_inc(&r->owed);
+	}
+	while (atomic_read(&r->owed))
+		usleep_range(5, 20);
+	atomic_set(&r->done, 1);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&r->exited, 30 * HZ), 0UL);
+
+	KUNIT_EXPECT_EQ(test, over, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->granted), SRPT_CRED_ROUNDS);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(r->ch), SRPT_CRED_LIMIT);
+	/* derived from the count taken, which started at @start here */
+	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(r->ch),
+			(s64)(start + SRPT_CRED_ROUNDS));
+	for (i = 0; i < SRPT_CRED_LIMIT; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_take(r->ch));
+	KUNIT_EXPECT_FALSE(test, srpt_credit_take(r->ch));
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(r->ch), 0);
+	kunit_info(test, "%d requests, %lu refused looks", SRPT_CRED_ROUNDS, spins);
 }
 
 /*
@@ -384,12 +506,12 @@ static void srpt_stats_info_lines(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_ASSERT_TRUE(test, IS_ALIGNED((unsigned long)page, PAGE_SIZE));
 	ch->rq_size = 128;
-	atomic_set(&ch->req_lim, 120);
 	atomic64_set(&ch->stats.failed, 2);
 	atomic64_set(&ch->stats.dropped, 1);
 	atomic64_set(&ch->stats.aborts, 3);
 	/* 120 held = 128 granted - 15 taken + 7 returned */
 	ch->stats.credits_taken = 15;
+	srpt_test_set_credits(ch, 120);
 	atomic_set(&ch->stats.sq_hwm, 5);
 	atomic_set(&ch->stats.rq_hwm, 9);
 	strscpy(page, "x\n", PAGE_SIZE);
@@ -734,6 +856,8 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_sq_reserve_fits),
 	KUNIT_CASE(srpt_sq_reserve_waits_in_order),
 	KUNIT_CASE(srpt_sq_reserve_whole_queue),
+	KUNIT_CASE(srpt_sq_reserve_own_wr),
+	KUNIT_CASE(srpt_credits_two_threads),
 	KUNIT_CASE(srpt_sq_rdma_wrs_for),
 	KUNIT_CASE(srpt_unsig_bounded),
 	KUNIT_CASE(srpt_unsig_retire_once),

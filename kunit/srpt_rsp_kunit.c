@@ -33,7 +33,7 @@ static int srpt_rsp_init(struct kunit *test)
 	spin_lock_init(&f->ch->spinlock);
 	f->ch->max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
 	f->ch->state = SRPT_CH_LIVE;
-	atomic_set(&f->ch->req_lim, SRPT_TEST_REQ_LIM);
+	srpt_test_set_credits(f->ch, SRPT_TEST_REQ_LIM);
 	atomic_set(&f->ch->req_lim_delta, 0);
 	f->ioctx->ioctx.buf = f->buf;
 	f->ioctx->ch = f->ch;
@@ -82,7 +82,7 @@ static void srpt_rsp_good_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->resp_data_len), 0U);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->data_in_res_cnt), 0U);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->data_out_res_cnt), 0U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 1);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
 }
 
@@ -96,18 +96,18 @@ static void srpt_rsp_credit_delta(struct kunit *test)
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 1, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 6U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 6);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 6);
 
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 2, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 7);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 7);
 
 	atomic_set(&f->ch->req_lim_delta, 300);
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 3, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 301U);
 	KUNIT_EXPECT_EQ(test, f->buf[6], 0x01);	/* 301 = 0x12d, big-endian */
 	KUNIT_EXPECT_EQ(test, f->buf[7], 0x2d);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 308);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 308);
 }
 
 static void srpt_rsp_check_condition_sense(struct kunit *test)
@@ -368,10 +368,10 @@ static void srpt_tsk_rsp_credits(struct kunit *test)
 	srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->ioctx, 1);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 4U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 4);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 4);
 	srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_FAILED, f->ioctx, 2);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim), SRPT_TEST_REQ_LIM + 5);
+	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 5);
 }
 
 /* A TMF response must not carry residual or sense flags of the ioctx. */

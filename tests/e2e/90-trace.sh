@@ -136,6 +136,11 @@ tmfs=$(field TMFs: "$stat_line")
 [ "${bout:-0}" -ge 96 ] || die "info: bytes out '$bout' < 96"
 [ "${tmfs:-0}" -ge "$tmfs_want" ] || die "info: TMFs '$tmfs' < $tmfs_want"
 log "ok: commands $cmds, bytes in $bin, bytes out $bout, TMFs $tmfs"
+# A transfer of many pages takes RDMA work requests from the channel's shared
+# budget (a one-WR transfer uses its send context's own): the send queue
+# high-water mark below counts it.
+dd if="$disk" of=/dev/null bs=512k count=1 iflag=direct status=none ||
+	die "a 512 KiB direct read failed"
 # Idle (polled: the SCSI midlayer may have a command of its own in flight),
 # every request is answered: the initiator holds all its credits again, and
 # the credits returned are one per command and TMF.
