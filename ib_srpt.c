@@ -303,6 +303,8 @@ static u64 srpt_ch_bytes_in(const struct srpt_rdma_ch *ch)
  * All granted (&srpt_rdma_ch.cred_granted) less all taken (&struct
  * srpt_ch_stats.credits_taken), in 32 bits: the counts wrap, the
  * difference never exceeds rq_size.
+ *
+ * Return: the credits held, 0 to rq_size.
  */
 static inline s32 srpt_credits_held(const struct srpt_rdma_ch *ch)
 {
@@ -3124,7 +3126,12 @@ static int srpt_write_pending(struct se_cmd *cmd)
 						sg_virt(&ioctx->imm_sg), len) != len)
 				return -EIO;
 		}
-		srpt_set_cmd_state(ioctx, SRPT_CMD_EXECUTING);
+		/*
+		 * A plain store: nothing else moves a command that never waits
+		 * for data before the target core has it back (an abort ends it
+		 * only after target_execute_cmd()).
+		 */
+		WRITE_ONCE(ioctx->state, SRPT_CMD_EXECUTING);
 		target_execute_cmd(cmd);
 		return 0;
 	}

@@ -388,8 +388,10 @@ struct srpt_xfer_seg {
  * @xfer_status: their completion status, for &srpt_rdma_ch.xfer_work.
  * @imm_sg: scatterlist over immediate data.
  * @free_node: on &srpt_rdma_ch.free_own or free_ret while unused.
- * @state: an &enum srpt_cmd_state; changed only with cmpxchg
- *	   (srpt_set_cmd_state()) once the command is in flight.
+ * @state: an &enum srpt_cmd_state; once the command is in flight
+ *	   changed with cmpxchg (srpt_set_cmd_state()) where another context
+ *	   can race, else with a plain store (srpt_cmd_finish(), immediate
+ *	   data in srpt_write_pending()).
  * @cmd: LIO command.
  * @n_rdma: work requests the RDMA transfer consumes on the send queue.
  * @tag: initiator tag, echoed in the response.
