@@ -3455,7 +3455,13 @@ static int srpt_alloc_cqs(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 		ch->recv_cq = ch->cq;
 		return 0;
 	}
-	ch->recv_cq = ib_alloc_cq_any(dev, ch, ch->rq_size, IB_POLL_WORKQUEUE);
+	/*
+	 * One more than the receive ring: ib_drain_rq() flushes its own work
+	 * request into this CQ while all the flushed receives may still be
+	 * unpolled (a full CQ makes siw refuse the drain with -ENOMEM).
+	 */
+	ch->recv_cq = ib_alloc_cq_any(dev, ch, ch->rq_size + 1,
+				      IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->recv_cq)) {
 		ret = PTR_ERR(ch->recv_cq);
 		ch->recv_cq = NULL;
