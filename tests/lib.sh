@@ -658,21 +658,26 @@ taint_new() {
 
 # kmemleak_report FILE: on a kernel with kmemleak (the debug kernel), scan
 # for unreferenced objects and write their reports to FILE; status 1 when
-# there are any, or when the debug kernel's kmemleak cannot be used. Objects
-# younger than kmemleak's minimum age (5 s) are not judged, hence the wait,
-# and an object is reported only by the second scan that finds it unchanged
-# and unreferenced (the first records its checksum), hence two scans.
+# there are any, or when the debug kernel's kmemleak cannot be used. An
+# object is reported only by a scan that finds it unreferenced and unchanged
+# since the scan before (the first scan that sees it records its checksum),
+# hence two scans; and only when it is older than kmemleak's minimum age
+# (5 s) as that second scan starts: it starts 6 s after this call at the
+# earliest. The first scan judges no new object's age, so it need not wait
+# (about 10 s on the debug kernel: the second then starts at once).
 # guest-init.sh clears what boot left behind.
 kmemleak_report() {
-	local k=/sys/kernel/debug/kmemleak
+	local k=/sys/kernel/debug/kmemleak t0
+	read -r t0 _ </proc/uptime
 	: >"$1"
 	if [ ! -w "$k" ]; then
 		[ "${KVER:-}" != debug ] && return 0
 		echo "kmemleak: $k missing on the debug kernel" >"$1"
 		return 1
 	fi
-	sleep 6
-	if ! { echo scan >"$k" && echo scan >"$k" && cat "$k" >"$1"; } 2>/dev/null; then
+	if ! { echo scan >"$k" &&
+		sleep "$(awk -v t0="$t0" '{ w = t0 + 6 - $1; printf "%.2f", (w > 0 ? w : 0) }' /proc/uptime)" &&
+		echo scan >"$k" && cat "$k" >"$1"; } 2>/dev/null; then
 		echo "kmemleak: scan refused ($(dmesg | grep -m1 'kmemleak:.*disabled'))" >>"$1"
 		return 1
 	fi
