@@ -138,9 +138,14 @@ tmfs=$(field TMFs: "$stat_line")
 log "ok: commands $cmds, bytes in $bin, bytes out $bout, TMFs $tmfs"
 # A transfer of many pages takes RDMA work requests from the channel's shared
 # budget (a one-WR transfer uses its send context's own): the send queue
-# high-water mark below counts it.
-dd if="$disk" of=/dev/null bs=512k count=1 iflag=direct status=none ||
-	die "a 512 KiB direct read failed"
+# high-water mark below counts it. From scattered pages ib_srp splits a read
+# into commands of one work request each; from huge pages 512 KiB is one
+# command of 128 pages, 8 work requests.
+echo 4 >/proc/sys/vm/nr_hugepages
+fio --name=sq --filename="$disk" --rw=read --bs=512k --size=512k --direct=1 \
+	--ioengine=psync --iomem=shmhuge >/tmp/fio-sq.out 2>&1 ||
+	die "a 512 KiB read from huge pages failed: $(tail -n 3 /tmp/fio-sq.out | tr '\n' ';')"
+echo 0 >/proc/sys/vm/nr_hugepages
 # Idle (polled: the SCSI midlayer may have a command of its own in flight),
 # every request is answered: the initiator holds all its credits again, and
 # the credits returned are one per command and TMF.
