@@ -1676,34 +1676,30 @@ static void srpt_sq_resume(struct srpt_rdma_ch *ch)
 		srpt_xfer_resume(ioctx);
 }
 
-/**
- * srpt_sq_release() - give back RDMA work requests and start waiting
- * transfers that fit now.
- * @ch: channel.
- * @n: work requests that completed.
- */
-static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
+/* Give back @n RDMA work requests. Return: whether transfers wait. */
+static inline bool srpt_sq_put(struct srpt_rdma_ch *ch, u32 n)
 {
 	if (n)
 		atomic_add(n, &ch->sq_wr_avail);
 	/* No lock when nobody waits: pairs with srpt_sq_wait(). */
 	smp_mb__after_atomic();
-	if (unlikely(!list_empty_careful(&ch->sq_wait_list)))
-		srpt_sq_resume(ch);
+	return unlikely(!list_empty_careful(&ch->sq_wait_list));
 }
 
-/*
- * srpt_sq_release() from the soft-IRQ send completion: a waiting transfer
- * may fail its command through the target core, so xfer_work starts them.
+/**
+ * srpt_sq_release() - give back RDMA work requests and start waiting
+ * transfers that fit now.
+ * @ch: channel.
+ * @n: work requests that completed.
+ *
+ * Process context: a transfer started here may fail its command through
+ * the target core (the soft-IRQ send completion uses srpt_sq_put() and
+ * leaves the start to &srpt_rdma_ch.xfer_work).
  */
-static inline void srpt_sq_release_bh(struct srpt_rdma_ch *ch, u32 n)
+static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 {
-	if (n)
-		atomic_add(n, &ch->sq_wr_avail);
-	/* As in srpt_sq_release(): pairs with srpt_sq_wait(). */
-	smp_mb__after_atomic();
-	if (unlikely(!list_empty_careful(&ch->sq_wait_list)))
-		queue_work(srpt_wq, &ch->xfer_work);
+	if (srpt_sq_put(ch, n))
+		srpt_sq_resume(ch);
 }
 
 /* srpt_sq_reserve() when others wait or the queue is full or closed. */
@@ -1959,14 +1955,15 @@ static inline bool srpt_credit_take(struct srpt_rdma_ch *ch)
 static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 {
 	s32 delta = 1;
+	u32 granted;
 
 	/* Usually nothing is owed: skip the exchange. */
 	if (unlikely(atomic_read(&ch->req_lim_delta)))
 		delta += atomic_xchg(&ch->req_lim_delta, 0);
-	atomic_add(delta, &ch->cred_granted);
-	/* The grant before the response that carries it: srpt_credit_take(). */
-	smp_mb__after_atomic();
-	trace_srpt_credit(ch, delta, srpt_credits_held(ch));
+	/* Ordered before the response that carries it: srpt_credit_take(). */
+	granted = atomic_add_return(delta, &ch->cred_granted);
+	trace_srpt_credit(ch, delta,
+			  (s32)(granted - (u32)READ_ONCE(ch->stats.credits_taken)));
 	return delta;
 }
 
@@ -2836,7 +2833,9 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
-	srpt_sq_release_bh(ch, n);
+	/* A waiting transfer may fail its command: xfer_work starts them. */
+	if (srpt_sq_put(ch, n))
+		queue_work(srpt_wq, &ch->xfer_work);
 }
 
 /* For commands completing after their channel stopped being live. */
