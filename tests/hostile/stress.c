@@ -10,17 +10,20 @@
  * 5 ms and after 50 ms. Destroying the RDMA/CM ID of the connected QP sends
  * the target a DREQ, and its RDMA READs and responses find no QP: each time
  * the target must close the channel and release it, so that its QP of the
- * connection is gone within 30 s (`rdma resource show qp`). Then a fresh
- * login must work.
+ * connection is gone within 30 s (`rdma resource show qp`). A last round
+ * destroys the QP with 16 such WRITEs outstanding, so that the failed
+ * transfers are still being handed back while the channel is released.
+ * Then a fresh login must work.
  */
 int case_qp_destroy_mid_rdma_read(void)
 {
-	static const int delay_ms[] = { 0, 5, 50 };
+	static const int delay_ms[] = { 0, 5, 50, 5 };
+	static const int writes[] = { 1, 1, 1, 16 };
 	struct conn c;
-	char what[64];
+	char what[80];
 	uint32_t qpn;
 	uint64_t t0;
-	int k, r;
+	int i, k, r;
 
 	for (k = 0; k < (int)(sizeof(delay_ms) / sizeof(delay_ms[0])); k++) {
 		if (login_ok(&c, NULL)) {
@@ -32,16 +35,19 @@ int case_qp_destroy_mid_rdma_read(void)
 			conn_close(&c);
 			return fail("cannot find the target's QP of this connection (rdma resource show qp)");
 		}
-		if (send_write10(&c, 0xd000 + k, 0, 2048)) {
-			r = fail("could not post the WRITE: %s", conn_state(&c));
-			conn_abort(&c);
-			return r;
+		for (i = 0; i < writes[k]; i++) {
+			if (send_write10(&c, 0xd000 + 32 * k + i, 0, 2048)) {
+				r = fail("could not post WRITE %d: %s", i, conn_state(&c));
+				conn_abort(&c);
+				return r;
+			}
 		}
 		if (delay_ms[k])
 			sleep_ms(delay_ms[k]);
 		conn_abort(&c);
 		t0 = now_ms();
-		snprintf(what, sizeof(what), "QP destroyed %d ms into a 1 MiB WRITE", delay_ms[k]);
+		snprintf(what, sizeof(what), "QP destroyed %d ms into %d 1 MiB WRITE(s)",
+			 delay_ms[k], writes[k]);
 		if (wait_target_qp_gone(qpn, 30000, what))
 			return 1;
 		info("%s: the target's QP was gone after %llu ms", what,
