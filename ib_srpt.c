@@ -167,7 +167,14 @@ MODULE_PARM_DESC(rdma_cm_port,
 
 static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
+/*
+ * srpt_wq runs the control work (ports, channel close and release, credit
+ * and logout timers); srpt_io_wq the data path's iu_work and xfer_work.
+ * The release flushes xfer_work: on the same WQ_MEM_RECLAIM queue its
+ * rescuer could wait for itself.
+ */
 static struct workqueue_struct *srpt_wq;
+static struct workqueue_struct *srpt_io_wq;
 
 static LIST_HEAD(srpt_dev_list);
 static DEFINE_MUTEX(srpt_dev_mutex);
@@ -1363,7 +1370,7 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	 * store against its look at free_ret: one of the two sees the other.
 	 */
 	if (unlikely(smp_load_acquire(&ch->processing_wait_list)))
-		queue_work(srpt_wq, &ch->iu_work);
+		queue_work(srpt_io_wq, &ch->iu_work);
 }
 
 /**
@@ -1899,7 +1906,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ioctx->xfer_status = wc->status;
 	if (llist_add(&ioctx->xfer_node, &ch->xfer_done))
-		queue_work(srpt_wq, &ch->xfer_work);
+		queue_work(srpt_io_wq, &ch->xfer_work);
 }
 
 static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -2678,7 +2685,7 @@ static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 	/* Pairs with srpt_put_send_ioctx(); free_own is empty (we just looked). */
 	smp_mb();
 	if (!llist_empty(&ch->free_ret))
-		queue_work(srpt_wq, &ch->iu_work);
+		queue_work(srpt_io_wq, &ch->iu_work);
 }
 
 /**
@@ -2835,7 +2842,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 	/* A waiting transfer may fail its command: xfer_work starts them. */
 	if (srpt_sq_put(ch, n))
-		queue_work(srpt_wq, &ch->xfer_work);
+		queue_work(srpt_io_wq, &ch->xfer_work);
 }
 
 /* For commands completing after their channel stopped being live. */
@@ -4600,7 +4607,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	if (live) {
 		trace_srpt_ch_state(ch, SRPT_CH_LOGGING_IN, SRPT_CH_LIVE);
 		srpt_ch_info(ch, "live\n");
-		queue_work(srpt_wq, &ch->iu_work);
+		queue_work(srpt_io_wq, &ch->iu_work);
 	}
 }
 
@@ -6677,10 +6684,15 @@ static int __init srpt_init_module(void)
 		ret = -ENOMEM;
 		goto err_pernet;
 	}
+	srpt_io_wq = alloc_workqueue("srpt_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!srpt_io_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 
 	ret = target_register_template(&srpt_template);
 	if (ret)
-		goto err_wq;
+		goto err_io_wq;
 
 	ret = ib_register_client(&srpt_client);
 	if (ret) {
@@ -6707,6 +6719,8 @@ err_client:
 	ib_unregister_client(&srpt_client);
 err_template:
 	target_unregister_template(&srpt_template);
+err_io_wq:
+	destroy_workqueue(srpt_io_wq);
 err_wq:
 	destroy_workqueue(srpt_wq);
 err_pernet:
@@ -6724,7 +6738,8 @@ static void __exit srpt_cleanup_module(void)
 	unregister_pernet_subsys(&srpt_net_ops);
 	ib_unregister_client(&srpt_client);
 	target_unregister_template(&srpt_template);
-	destroy_workqueue(srpt_wq);
+	destroy_workqueue(srpt_wq);	/* releases flush srpt_io_wq's work */
+	destroy_workqueue(srpt_io_wq);
 }
 
 module_init(srpt_init_module);
