@@ -5861,6 +5861,164 @@ static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 	return sport;
 }
 
+/*
+ * Append @line to @page unless it is there already (two portals may cover
+ * one address on one port). Return: the new length of @page.
+ */
+static int srpt_emit_line_once(char *page, int at, const char *line)
+{
+	if (strstr(page, line))
+		return at;
+	return at + sysfs_emit_at(page, at, "%s", line);
+}
+
+/* The add_target line for an RDMA/CM login to @a, port @port. */
+static int srpt_rdma_cm_line(char *buf, size_t len, const struct sockaddr *a,
+			     u16 port)
+{
+	const struct sockaddr_in6 *a6 = (const void *)a;
+	const struct sockaddr_in *a4 = (const void *)a;
+
+	if (a->sa_family == AF_INET)
+		return scnprintf(buf, len, "id_ext=%016llx,ioc_guid=%016llx,dest=%pI4:%u\n",
+				 srpt_service_guid, srpt_service_guid,
+				 &a4->sin_addr, port);
+	return scnprintf(buf, len, "id_ext=%016llx,ioc_guid=%016llx,dest=[%pI6c]:%u\n",
+			 srpt_service_guid, srpt_service_guid, &a6->sin6_addr,
+			 port);
+}
+
+/* The add_target line for an IB CM login to @gid with P_Key @pkey. */
+static int srpt_ib_cm_line(char *buf, size_t len, const union ib_gid *gid,
+			   u16 pkey)
+{
+	return scnprintf(buf, len,
+			 "id_ext=%016llx,ioc_guid=%016llx,dgid=%16phN,pkey=%04x,service_id=%016llx\n",
+			 srpt_service_guid, srpt_service_guid, gid->raw, pkey,
+			 srpt_service_guid);
+}
+
+/*
+ * Lines for one RoCE GID, that is one IP address in one namespace: an
+ * RDMA/CM line per listener serving it (the namespace's rdma_cm_port, the
+ * portals covering it) and, with ib_cm_on_roce, an IB CM line if any does.
+ * Link-local addresses are left out: their scope is the initiator's.
+ */
+static int srpt_login_lines_gid(const struct ib_gid_attr *attr, bool ib_cm,
+				u16 pkey, char *page, int at)
+{
+	struct sockaddr_storage ss = {};
+	struct sockaddr *a = (struct sockaddr *)&ss;
+	struct net_device *ndev;
+	struct srpt_portal *p;
+	char line[160];
+	bool served;
+	struct net *net;
+	int ifindex;
+	u16 nport;
+
+	rdma_gid2ip(a, &attr->gid);
+	if (a->sa_family == AF_INET6 &&
+	    (ipv6_addr_type(&((struct sockaddr_in6 *)a)->sin6_addr) &
+	     IPV6_ADDR_LINKLOCAL))
+		return at;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return at;
+	}
+	net = dev_net(ndev);
+	ifindex = ndev->ifindex;
+	nport = READ_ONCE(((struct srpt_net *)net_generic(net, srpt_net_id))->port);
+	served = nport;
+	if (nport) {
+		srpt_rdma_cm_line(line, sizeof(line), a, nport);
+		at = srpt_emit_line_once(page, at, line);
+	}
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (!p->listening || !p->cm_id || !net_eq(p->net, net) ||
+		    !srpt_portal_covers(p, a, ifindex))
+			continue;
+		served = true;
+		srpt_rdma_cm_line(line, sizeof(line), a,
+				  ntohs(((struct sockaddr_in *)&p->addr)->sin_port));
+		at = srpt_emit_line_once(page, at, line);
+	}
+	spin_unlock(&srpt_portal_lock);
+	rcu_read_unlock();
+	if (served && ib_cm) {
+		srpt_ib_cm_line(line, sizeof(line), &attr->gid, pkey);
+		at = srpt_emit_line_once(page, at, line);
+	}
+	return at;
+}
+
+/*
+ * The add_target lines that reach @sport: on InfiniBand the IB CM line of
+ * GID 0; on RoCE the lines of every address some listener serves.
+ * Context: sdev_mutex held, the device not removed.
+ */
+static int srpt_login_lines(struct srpt_port *sport, char *page)
+{
+	struct ib_device *dev = sport->sdev->device;
+	const struct ib_gid_attr *attr;
+	bool ib_cm = srpt_serves_ib_cm(dev, sport->port);
+	char line[160];
+	u16 pkey = 0xffff;
+	int i, at = 0;
+
+	lockdep_assert_held(&sport->sdev->sdev_mutex);
+	page[0] = 0;
+	if (ib_cm)
+		ib_get_cached_pkey(dev, sport->port, 0, &pkey);
+	if (!rdma_protocol_roce(dev, sport->port)) {
+		if (ib_cm && sport->gid_valid) {
+			srpt_ib_cm_line(line, sizeof(line), &sport->gid, pkey);
+			at = srpt_emit_line_once(page, at, line);
+		}
+		return at;
+	}
+	for (i = 0; i < ib_port_immutable_read(dev, sport->port)->gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(dev, sport->port, i);
+		if (IS_ERR(attr))
+			continue;
+		at = srpt_login_lines_gid(attr, ib_cm, pkey, page, at);
+		rdma_put_gid_attr(attr);
+	}
+	return at;
+}
+
+/*
+ * tpgt_N/login_info: what an ib_srp host writes to add_target to reach the
+ * target port, one way per line; empty while its device is removed. On the
+ * TPG: the target core gives a fabric no attributes of the port directory.
+ */
+static ssize_t srpt_tpg_login_info_show(struct config_item *item, char *page)
+{
+	struct se_portal_group *tpg = container_of(to_config_group(item),
+						   struct se_portal_group,
+						   tpg_group);
+	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
+	struct srpt_device *sdev = sport->sdev;
+	int at = 0;
+
+	mutex_lock(&sdev->sdev_mutex);
+	if (!sdev->removed)
+		at = srpt_login_lines(sport, page);
+	mutex_unlock(&sdev->sdev_mutex);
+	srpt_sdev_put(sdev);
+	return at;
+}
+
+CONFIGFS_ATTR_RO(srpt_tpg_, login_info);
+
+static struct configfs_attribute *srpt_tpg_base_attrs[] = {
+	&srpt_tpg_attr_login_info,
+	NULL,
+};
+
 /**
  * srpt_make_tport() - configfs callback creating a target port.
  * @tf: unused.
@@ -6635,6 +6793,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_drop_np			= srpt_drop_np,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_tpg_base_attrs		= srpt_tpg_base_attrs,
 	.tfc_tpg_np_base_attrs		= srpt_np_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,

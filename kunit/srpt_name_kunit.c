@@ -405,6 +405,46 @@ static void srpt_portal_covers_gid(struct kunit *test)
 						 c->ifindex), c->covered);
 }
 
+/* login_info's lines, as ib_srp's add_target parses them. */
+static void srpt_login_info_lines(struct kunit *test)
+{
+	u64 saved = srpt_service_guid;
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	union ib_gid gid;
+	char line[160];
+	char *page;
+	int at;
+
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	srpt_service_guid = 0x0002c903000abcdeULL;
+	a4.sin_addr.s_addr = htonl(0x0a5c0001);
+	KUNIT_ASSERT_EQ(test, in6_pton("fd00::1", -1, a6.sin6_addr.s6_addr, -1, NULL), 1);
+	KUNIT_ASSERT_EQ(test, in6_pton("fe80::2:c903:a:bcdf", -1, gid.raw, -1, NULL), 1);
+
+	srpt_rdma_cm_line(line, sizeof(line), (struct sockaddr *)&a4, 5556);
+	KUNIT_EXPECT_STREQ(test, line,
+			   "id_ext=0002c903000abcde,ioc_guid=0002c903000abcde,dest=10.92.0.1:5556\n");
+	srpt_rdma_cm_line(line, sizeof(line), (struct sockaddr *)&a6, 5555);
+	KUNIT_EXPECT_STREQ(test, line,
+			   "id_ext=0002c903000abcde,ioc_guid=0002c903000abcde,dest=[fd00::1]:5555\n");
+	srpt_ib_cm_line(line, sizeof(line), &gid, 0x8001);
+	KUNIT_EXPECT_STREQ(test, line,
+			   "id_ext=0002c903000abcde,ioc_guid=0002c903000abcde,dgid=fe800000000000000002c903000abcdf,pkey=8001,service_id=0002c903000abcde\n");
+
+	/* Two portals covering one address give one line. */
+	at = srpt_emit_line_once(page, 0, line);
+	KUNIT_EXPECT_EQ(test, at, (int)strlen(line));
+	KUNIT_EXPECT_EQ(test, srpt_emit_line_once(page, at, line), at);
+	srpt_rdma_cm_line(line, sizeof(line), (struct sockaddr *)&a6, 5555);
+	at = srpt_emit_line_once(page, at, line);
+	KUNIT_EXPECT_EQ(test, at, (int)strlen(page));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(page, "dest=[fd00::1]:5555\n"));
+	srpt_service_guid = saved;
+	free_page((unsigned long)page);
+}
+
 static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_hex_with_prefix),
 	KUNIT_CASE(srpt_name_hex_without_prefix),
@@ -422,6 +462,7 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE_PARAM(srpt_portal_name, srpt_test_portals_gen_params),
 	KUNIT_CASE_PARAM(srpt_portal_rejects_junk, srpt_portal_junk_gen_params),
 	KUNIT_CASE_PARAM(srpt_portal_covers_gid, srpt_test_covers_gen_params),
+	KUNIT_CASE(srpt_login_info_lines),
 	{}
 };
 
