@@ -8,7 +8,9 @@
 #   to [fd00::2]:5555 (same device, same port) is refused and the one to
 #   [fd00::1]:5555 logs in and reads back what it wrote;
 #   np/10.92.0.1:5556 (IPv4) is a second listener: both are listed, a login
-#   to 10.92.0.1:5556 works and one to 10.92.0.1:5555 is refused;
+#   to 10.92.0.1:5556 works and one to 10.92.0.1:5555 is refused; the
+#   TPG's login_info gives one add_target line per served address
+#   and a login with exactly its 10.92.0.1 line works;
 #   names that are not <IPv4>:<port> or [<IPv6>]:<port>, port 0, an
 #   address of no local interface and [::] on the port [fd00::1] holds are
 #   refused; rmdir of [fd00::1]:5555 closes it (logins refused, unlisted);
@@ -50,14 +52,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# add_target DEST: the ib_srp add_target write through rxe0 to DEST.
-add_target() {
-	sh -c "echo 'id_ext=$G,ioc_guid=$G,dest=$1' >$(srp_dev_dir)/add_target"
+# target_opts DEST|LINE: the add_target options for DEST ([v6]:port,
+# v4:port), or LINE as it is (id_ext=...).
+target_opts() {
+	case "$1" in
+	id_ext=*) echo "$1" ;;
+	*) echo "id_ext=$G,ioc_guid=$G,dest=$1" ;;
+	esac
 }
 
-# login DEST: ib_srp add_target through rxe0 to DEST ([v6]:port, v4:port).
+# add_target DEST|LINE: the ib_srp add_target write through rxe0.
+add_target() {
+	sh -c "echo '$(target_opts "$1")' >$(srp_dev_dir)/add_target"
+}
+
+# login DEST|LINE: ib_srp add_target through rxe0.
 login() {
-	log "ib_srp add_target id_ext=$G,ioc_guid=$G,dest=$1"
+	log "ib_srp add_target $(target_opts "$1")"
 	run_deadline 60 add_target "$1"
 }
 
@@ -127,6 +138,14 @@ expect_eq "rdma_cm_listeners with two portals" "$(sort "$LS")" \
 served "$A4:5556" Q
 refused "$A4:5555"
 
+# --------------------------------- login_info: what a host writes
+# One line per address a listener serves on rxe0 ([$B6] has none; the
+# link-local GID is left out), and a login with exactly one of them.
+LI=$T/login_info
+expect_eq "login_info with two portals" "$(sort "$LI")" \
+	"$(printf 'id_ext=%s,ioc_guid=%s,dest=%s\n' "$G" "$G" "[$A6]:5555" "$G" "$G" "$A4:5556" | sort)"
+served "$(grep -F "dest=$A4:5556" "$LI")" L
+
 # --------------------------------------------------------- bad input
 bad_np "$A6:5557" "IPv6 without brackets"
 bad_np "$A4:0" "port 0"
@@ -139,6 +158,7 @@ bad_np "[::]:5555" "all IPv6 addresses, on the port [$A6]:5555 holds"
 # ------------------------------------------------------------- rmdir
 rmdir "$T/np/[$A6]:5555" || die "rmdir np/[$A6]:5555"
 expect_eq "rdma_cm_listeners after rmdir" "$(cat "$LS")" "$init $A4:5556"
+expect_eq "login_info after rmdir" "$(cat "$LI")" "id_ext=$G,ioc_guid=$G,dest=$A4:5556"
 refused "[$A6]:5555"
 
 # ------------------------------------------------ the device goes away
@@ -146,6 +166,7 @@ run_deadline 60 $RDMA link delete "$RXE" || die "rdma link delete $RXE (blocked 
 expect_eq "listener of $A4:5556 after its device went" "$(listener "$A4:5556")" \
 	"closed: its RDMA device was removed"
 expect_eq "rdma_cm_listeners after the device went" "$(cat "$LS")" ""
+expect_eq "login_info after the device went" "$(cat "$LI")" ""
 rmdir "$T/np/$A4:5556" || die "rmdir np/$A4:5556 after its device went"
 
 # --------------------------------------------------- a namespace's portals
