@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# targetcli round trip with every name form targetcli accepts for the srpt
-# fabric: target port as ib.<gid>, 0x<gid>, bare <gid> and colon-separated
-# GID; ACL as ib.<port id>, 0x<port id> and bare <port id>. Each round:
-# build, `targetcli ls`, saveconfig, clearconfig, module reload (the
-# RDMA/CM port comes from the module parameter rdma_cm_port, since
-# saveconfig does not keep it), restoreconfig, the initiator logs in again
-# with no hand edits and `targetcli sessions detail` lists it.
+# targetcli with every name form it accepts for the srpt fabric: target
+# port as ib.<gid>, 0x<gid>, bare <gid> and colon-separated GID; ACL as
+# ib.<port id>, 0x<port id> and bare <port id>. Each form creates the port,
+# a LUN and the ACL, which must reach configfs and `targetcli ls`.
+# saveconfig writes one canonical form whatever the input was, so the round
+# trip runs once, after the last form: saveconfig, clearconfig, module
+# reload (the RDMA/CM port comes from the module parameter rdma_cm_port,
+# since saveconfig does not keep it), restoreconfig, the initiator logs in
+# again with no hand edits and `targetcli sessions detail` lists it.
 # timeout: 600
 . "$REPO/tests/lib.sh"
 set -e
@@ -21,40 +23,47 @@ ipid=0000000000000000$(node_guid_hex)
 colon=$(echo "$gid" | sed -E 's/(....)/\1:/g; s/:$//')
 t=$SRPT_CFS/0x$gid/tpgt_1
 rounds=("ib.$gid ib.$ipid" "0x$gid 0x$ipid" "$gid $ipid" "$colon ib.$ipid")
+tc /backstores/fileio create name=rt file_or_dev=/tmp/lun-rt.img size=17M write_back=false
 r=0
 for round in "${rounds[@]}"; do
 	read -r tname aname <<<"$round"
 	r=$((r + 1))
-	log "round $r: target '$tname', ACL '$aname'"
-	tc /backstores/fileio create name=rt$r file_or_dev=/tmp/lun-rt$r.img size=$((16 + r))M write_back=false
-	tc /srpt create "$tname"
-	tc "/srpt/ib.$gid/luns" create "/backstores/fileio/rt$r"
-	tc "/srpt/ib.$gid/acls" create "$aname"
-	[ -d "$t/acls/0x$ipid" ] || die "round $r: ACL 0x$ipid not in configfs"
-	targetcli ls >/tmp/ls.out 2>&1 || { cat /tmp/ls.out >&2; die "round $r: targetcli ls"; }
-	grep -q "ib.$ipid" /tmp/ls.out || die "round $r: targetcli ls does not show the ACL"
-	tc saveconfig "/tmp/rt$r.json"
-	tc clearconfig confirm=True
-	[ -d "$t" ] && die "round $r: clearconfig left $t"
-	srpt_teardown
-	srpt_unload
-	srpt_load rdma_cm_port="$RDMA_CM_PORT"
-	tc restoreconfig "/tmp/rt$r.json"
-	# rtslib names the LUN's link itself; it must point at rt$r.
-	readlink "$(find "$t/lun/lun_0" -maxdepth 1 -type l | head -n 1)" | grep -q "/rt$r\$" ||
-		die "round $r: restore did not bring back lun_0 on rt$r"
-	[ -d "$t/acls/0x$ipid" ] || die "round $r: restore did not bring back the ACL"
-	srp_login
-	disk=$(srp_disk 0)
-	expect_eq "round $r: size after restore" "$(blockdev --getsize64 "$disk")" $(((16 + r) * 1048576))
-	fio_verify "$disk" 4k randwrite 4M 8
-	targetcli sessions detail >/tmp/sessions 2>&1 || { cat /tmp/sessions >&2; die "round $r: targetcli sessions detail"; }
-	cat /tmp/sessions >&2
-	grep -q "name: ib.$ipid" /tmp/sessions || die "round $r: sessions detail does not list ib.$ipid"
-	grep -q "mapped-lun: 0 backstore: fileio/rt$r" /tmp/sessions ||
-		die "round $r: sessions detail does not list the mapped LUN"
-	srp_logout
-	tc clearconfig confirm=True
-	rm -f "/tmp/lun-rt$r.img"
+	log "form $r: target '$tname', ACL '$aname'"
+	# One targetcli process per form: a python start costs seconds here.
+	{
+		[ "$r" = 1 ] || echo "/srpt delete ib.$gid"
+		echo "/srpt create $tname"
+		echo "/srpt/ib.$gid/luns create /backstores/fileio/rt"
+		echo "/srpt/ib.$gid/acls create $aname"
+		echo "ls /srpt"
+	} >/tmp/tc-form.in
+	targetcli </tmp/tc-form.in >/tmp/ls.out 2>&1 || { cat /tmp/ls.out >&2; die "form $r: targetcli"; }
+	[ -d "$t/acls/0x$ipid" ] || { cat /tmp/ls.out >&2; die "form $r: ACL 0x$ipid not in configfs"; }
+	[ -d "$t/lun/lun_0" ] || { cat /tmp/ls.out >&2; die "form $r: no lun_0 in configfs"; }
+	grep -q "ib.$ipid" /tmp/ls.out || { cat /tmp/ls.out >&2; die "form $r: targetcli ls does not show the ACL"; }
 done
-log "$r rounds: build, saveconfig, clearconfig, reload, restoreconfig, login, sessions detail"
+
+tc saveconfig /tmp/rt.json
+tc clearconfig confirm=True
+[ -d "$t" ] && die "clearconfig left $t"
+srpt_teardown
+srpt_unload
+srpt_load rdma_cm_port="$RDMA_CM_PORT"
+tc restoreconfig /tmp/rt.json
+# rtslib names the LUN's link itself; it must point at rt.
+readlink "$(find "$t/lun/lun_0" -maxdepth 1 -type l | head -n 1)" | grep -q "/rt\$" ||
+	die "restore did not bring back lun_0 on rt"
+[ -d "$t/acls/0x$ipid" ] || die "restore did not bring back the ACL"
+srp_login
+disk=$(srp_disk 0)
+expect_eq "size after restore" "$(blockdev --getsize64 "$disk")" $((17 * 1048576))
+fio_verify "$disk" 4k randwrite 4M 8
+targetcli sessions detail >/tmp/sessions 2>&1 || { cat /tmp/sessions >&2; die "targetcli sessions detail"; }
+cat /tmp/sessions >&2
+grep -q "name: ib.$ipid" /tmp/sessions || die "sessions detail does not list ib.$ipid"
+grep -q "mapped-lun: 0 backstore: fileio/rt" /tmp/sessions ||
+	die "sessions detail does not list the mapped LUN"
+srp_logout
+tc clearconfig confirm=True
+rm -f /tmp/lun-rt.img
+log "$r name forms created; saveconfig, clearconfig, reload, restoreconfig, login, sessions detail"
