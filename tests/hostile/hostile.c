@@ -120,6 +120,8 @@ static const struct tcase cases[] = {
 	{ "mr_pool_exhaust", case_mr_pool_exhaust,
 	  "(-c only) iWARP: WRITE needing 2048 MRs, pool of 32 -> CHECK CONDITION, no hang" },
 	{ "abort_inflight", case_abort_inflight, "(-c only) slow backstore: TMFs wait, no credit lost" },
+	{ "ordered_after_abort", case_ordered_after_abort,
+	  "(-c only) an ORDERED command after aborted SIMPLE ones is answered" },
 	{ "io_flakey_lun", case_io_flakey_lun, "(-c only) flaky backstore -> GOOD or CHECK CONDITION" },
 };
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))

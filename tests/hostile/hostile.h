@@ -246,6 +246,7 @@ int case_tmf_abort_race(void);
 int case_tmf_busy_all_functions(void);
 int case_tmf_abort_task_busy(void);
 int case_abort_inflight(void);
+int case_ordered_after_abort(void);
 
 /* stress.c */
 int case_qp_destroy_mid_rdma_read(void);

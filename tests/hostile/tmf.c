@@ -661,3 +661,72 @@ int case_abort_inflight(void)
 	conn_close(&c);
 	return r;
 }
+
+/* READ(10) of @blocks at @lba into the data buffer, task attribute @attr. */
+static int send_read10_attr(struct conn *c, uint64_t tag, uint32_t lba, uint16_t blocks,
+			    uint8_t attr)
+{
+	uint8_t iu[128], cdb[16];
+	struct srp_direct_buf d;
+	size_t n;
+
+	cdb_rw10(cdb, 0x28, lba, blocks);
+	n = build_cmd(iu, tag, opt_lun, cdb, 10);
+	((struct srp_cmd *)iu)->task_attr = attr;
+	d = dbuf_desc(c, 0, blocks * 512u);
+	iu[5] = FMT_DIRECT;
+	memcpy(iu + n, &d, sizeof(d));
+	return post_send_raw(c, iu, n + sizeof(d));
+}
+
+/*
+ * (-c only) ORDERED after an abort: ABORT TASK sent right behind SIMPLE
+ * 1 MiB READs (up to 400) until one finds its READ executing and ends it
+ * (a slow backstore makes the first one do: -L); then one ORDERED READ
+ * must be answered within 15 s. A target core that
+ * loses count of the SIMPLE commands an abort ended (testing.rst,
+ * fuzz_live) holds the ORDERED one for good, and the device with it: run
+ * this case alone, last in a guest.
+ */
+int case_ordered_after_abort(void)
+{
+	enum { ROUNDS = 400, SIMPLE = 0, ORDERED = 2 };
+	int k, aborted = 0, answered = 0, r = 0;
+	struct rspinfo ri;
+	struct conn c;
+	char s[160];
+
+	if (login_ok(&c, NULL)) {
+		conn_free(&c);
+		return 1;
+	}
+	for (k = 0; k < ROUNDS && !r; k++) {
+		uint64_t ct = 0xb0000 + k, tt = 0xc0000 + k;
+
+		if (send_read10_attr(&c, ct, 0, 2048, SIMPLE) ||
+		    send_tmf(&c, tt, opt_lun, TMF_ABORT_TASK, ct) ||
+		    wait_rsp(&c, tt, 30000, &ri)) {
+			r = fail("round %d: READ and ABORT TASK: %s", k, conn_state(&c));
+			break;
+		}
+		pump(&c, 20);
+		if (count_rsp(&c, ct)) {
+			answered++;
+		} else {
+			aborted++;
+			break;	/* one is enough */
+		}
+	}
+	info("%d READs aborted, %d answered before their ABORT TASK", aborted, answered);
+	if (!r && send_read10_attr(&c, 0xd0000, 0, 8, ORDERED))
+		r = fail("could not post the ORDERED READ: %s", conn_state(&c));
+	if (!r && wait_rsp(&c, 0xd0000, 15000, &ri))
+		r = fail("an ORDERED READ after %d aborted SIMPLE READs got no response in 15 s: %s",
+			 aborted, conn_state(&c));
+	if (!r) {
+		fmt_rsp(&ri, s, sizeof(s));
+		info("ORDERED READ answered: %s", s);
+	}
+	conn_close(&c);
+	return r;
+}
