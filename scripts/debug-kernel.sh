@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The debug guest kernel: 6.12 from Debian's linux-source-6.12 (default;
-# DEBUG_KTREE=newest builds the newest linux-source of Debian sid, the tree
-# `make patch KTREE=newest` uses) with KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
+# The debug guest kernel: the newest linux-source of Debian sid (default,
+# DEBUG_KTREE=newest: the tree `make patch KTREE=newest` uses, fetched with
+# a private apt configuration; DEBUG_KTREE=6.12 builds Debian 12's
+# linux-source-6.12 instead) with KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
 # debug objects, KFENCE and kmemleak, and the small set of drivers the VM
 # tiers use (scripts/debug-kernel.config on top of allnoconfig). Built once
 # per source version and config hash:
@@ -24,7 +25,7 @@ what=${1:---dir}
 say() { echo "debug-kernel: $*" >&2; }
 
 "$REPO/scripts/deps.sh" kunit >&2 || { say "scripts/deps.sh kunit failed"; exit 1; }
-ktree=${DEBUG_KTREE:-6.12}
+ktree=${DEBUG_KTREE:-newest}
 mkdir -p "$CACHE/kunit"
 if [ "$ktree" = newest ]; then
 	# The sid download, shared with kunit.sh and patch.sh (which hold

@@ -137,7 +137,11 @@ for ((rep = 1; rep <= ${E2E_REPEAT:-1}; rep++)); do
 		[ -n "$reason" ] && reason+="; "
 		reason+=$tainted
 	fi
-	if ! kmemleak_report "$dir/kmemleak.txt"; then
+	kl0=$(date +%s)
+	kl=0
+	kmemleak_report "$dir/kmemleak.txt" || kl=$?
+	[ ! -w /sys/kernel/debug/kmemleak ] || echo "## kmemleak scans after $name: $(( $(date +%s) - kl0 ))s"
+	if [ "$kl" != 0 ]; then
 		[ -n "$reason" ] && reason+="; "
 		reason+="kmemleak: $(grep -c '^unreferenced object' "$dir/kmemleak.txt") unreferenced objects, first from $( { grep -m1 -E '\[ib_srpt\]' "$dir/kmemleak.txt" || grep -m1 -E '\[[a-z_]+\]' "$dir/kmemleak.txt"; } | sed 's/^ *//')"
 	fi
