@@ -27,7 +27,8 @@
 # The debug kernel and the UML kernel of the KUnit tier are built in the
 # background, at the lowest CPU priority, while the guests of the first
 # tiers run: the guests get the CPU whenever they want it, the builds take
-# the rest (CHECK_PREP_BG=0 builds them first instead).
+# the rest (CHECK_PREP_BG=0 builds them first instead). Lint, which needs
+# no guest either, follows them there; its result is shown at the end.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,15 +81,25 @@ prep() {
 		KUNIT_BUILD_ONLY=1 "$SRC/scripts/kunit.sh" >"$CACHE/check/kunit-build.log" 2>&1
 		echo "check: UML kernel built (status $?) in $(( $(date +%s) - t0 ))s"
 	fi
+	if [ "$LINT_BG" = 1 ]; then
+		t0=$(date +%s)
+		"$SRC/scripts/lint.sh" >"$CACHE/check/lint-bg.log" 2>&1
+		echo $? >"$CACHE/check/lint-bg.rc"
+		echo "check: lint ran in the background in $(( $(date +%s) - t0 ))s"
+	fi
 }
 prep_pid=
-rm -f "$CACHE/check/debug.done"
+rm -f "$CACHE/check/debug.done" "$CACHE/check/lint-bg".*
+LINT_BG=0
+if [ "${CHECK_PREP_BG:-1}" = 1 ] && [ -z "${ONLY:-}" ] && [[ " $TIERS " == *" lint "* ]]; then
+	LINT_BG=1
+fi
 if [ "${CHECK_PREP_BG:-1}" = 1 ]; then
 	# A session of its own: stopping make check stops the builds too.
 	# A new session is a new scheduler autogroup, which competes with the
 	# guests' as an equal whatever its tasks' nice: nice the group too.
 	setsid nice -n 19 bash -c "echo 19 >/proc/self/autogroup 2>/dev/null
-		$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' prep" \
+		$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' LINT_BG=$LINT_BG prep" \
 		>"$CACHE/check/prep.out" 2>&1 </dev/null &
 	prep_pid=$!
 	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null' EXIT
@@ -126,6 +137,15 @@ need_prep() {
 
 total_pass=0 total_fail=0
 summary=("$(printf '%-13s %4s        %4s         %4ds' setup - - $(( $(date +%s) - t_start )))")
+
+# lint_bg: what the background lint printed, and its status.
+lint_bg() {
+	local rc
+	cat "$CACHE/check/lint-bg.log" 2>/dev/null
+	rc=$(cat "$CACHE/check/lint-bg.rc" 2>/dev/null) ||
+		{ echo "check: the background lint did not finish"; return 1; }
+	return "$rc"
+}
 
 run_tier() { # name command...
 	local name=$1 log=$CACHE/check/$1.log t0 rc line p f
@@ -202,7 +222,9 @@ fi
 for t in $TIERS; do
 	case "$t" in kunit) need_prep ;; *-debug) need_debug ;; esac
 	case "$t" in
-	lint) run_tier lint "$SRC/scripts/lint.sh" ;;
+	lint)
+		# In the background: reported after the other tiers.
+		[ "$LINT_BG" = 1 ] || run_tier lint "$SRC/scripts/lint.sh" ;;
 	kunit) run_tier kunit "$SRC/scripts/kunit.sh" ;;
 	e2e-siw)
 		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=siw \
@@ -233,6 +255,10 @@ for t in $TIERS; do
 	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
 	esac
 done
+if [ "$LINT_BG" = 1 ]; then
+	need_prep
+	run_tier lint lint_bg
+fi
 
 echo
 echo "=== make check summary ($(( $(date +%s) - t_start ))s from the start, setup included)"

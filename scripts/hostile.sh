@@ -114,7 +114,8 @@ while :; do
 	cat "$bout/guest.log" >>"$out/guest.log" 2>/dev/null
 	[ -s "$bout/splat.txt" ] && cat "$bout/splat.txt" >>"$out/splat.txt"
 	# (an empty list: the broken target's case was the last one)
-	if [ -n "$(tr -d '[:space:]' <"$bout/remaining" 2>/dev/null)" ] && [ "$boot" -lt "$MAX_BOOTS" ]; then
+	if [ -s "$bout/remaining" ] && [ -n "$(tr -d '[:space:]' <"$bout/remaining")" ] &&
+		[ "$boot" -lt "$MAX_BOOTS" ]; then
 		cases=$(cat "$bout/remaining")
 		faults=${HOSTILE_FAULTS:-1}
 		continue
