@@ -1373,6 +1373,20 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 		queue_work(srpt_io_wq, &ch->iu_work);
 }
 
+/* srpt_repost_recv(), inline for srpt_release_recv() on the data path. */
+static __always_inline void srpt_repost_recv_inline(struct srpt_rdma_ch *ch,
+						    struct srpt_recv_ioctx *recv)
+{
+	int ret;
+
+	if (!ch->use_srq && ch->state > SRPT_CH_LIVE)
+		return;
+	ret = srpt_post_recv(ch->sport->sdev, ch, recv);
+	if (unlikely(ret))
+		srpt_ch_err_ratelimited(ch, "repost of receive buffer failed: %d\n",
+					ret);
+}
+
 /**
  * srpt_repost_recv() - give a receive buffer back to the HCA.
  * @ch: channel the IU arrived on.
@@ -1384,22 +1398,14 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
  * is going away is not reposted; SRQ buffers always are, since other
  * channels share them.
  */
-static void srpt_repost_recv(struct srpt_rdma_ch *ch,
-			     struct srpt_recv_ioctx *recv)
+static noinline void srpt_repost_recv(struct srpt_rdma_ch *ch,
+				      struct srpt_recv_ioctx *recv)
 {
-	struct srpt_device *sdev = ch->sport->sdev;
-	int ret;
-
-	if (!ch->use_srq && ch->state > SRPT_CH_LIVE)
-		return;
-	ret = srpt_post_recv(sdev, ch, recv);
-	if (ret)
-		srpt_ch_err_ratelimited(ch, "repost of receive buffer failed: %d\n",
-					ret);
+	srpt_repost_recv_inline(ch, recv);
 }
 
 /* Repost the receive IU a command still holds. */
-static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
+static __always_inline void srpt_release_recv(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_recv_ioctx *recv = ioctx->recv_ioctx;
 
@@ -1407,16 +1413,12 @@ static void srpt_release_recv(struct srpt_send_ioctx *ioctx)
 		return;
 	ioctx->recv_ioctx = NULL;
 	ioctx->rbufs = NULL;
-	srpt_repost_recv(ioctx->ch, recv);
+	srpt_repost_recv_inline(ioctx->ch, recv);
 }
 
-/**
- * srpt_unmap_segs() - release the RDMA contexts of a command.
- * @ch: channel.
- * @ioctx: command.
- */
-static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
-			    struct srpt_send_ioctx *ioctx)
+/* srpt_unmap_segs() for any number and kind of segments. */
+static noinline void srpt_unmap_segs_all(struct srpt_rdma_ch *ch,
+					 struct srpt_send_ioctx *ioctx)
 {
 	enum dma_data_direction dir = target_reverse_dma_direction(&ioctx->cmd);
 	unsigned int i;
@@ -1431,6 +1433,31 @@ static void srpt_unmap_segs(struct srpt_rdma_ch *ch,
 	}
 	if (ioctx->segs != &ioctx->seg0)
 		kvfree(ioctx->segs);
+	ioctx->segs = NULL;
+	ioctx->n_segs = 0;
+}
+
+/**
+ * srpt_unmap_segs() - release the RDMA contexts of a command.
+ * @ch: channel.
+ * @ioctx: command.
+ *
+ * Inline for the common command, one segment over the whole buffer.
+ */
+static __always_inline void srpt_unmap_segs(struct srpt_rdma_ch *ch,
+					    struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_xfer_seg *ctx = &ioctx->seg0;
+
+	if (!ioctx->n_segs)
+		return;
+	if (unlikely(ioctx->n_segs != 1 || ioctx->segs != ctx ||
+		     ctx->sg != ioctx->cmd.t_data_sg)) {
+		srpt_unmap_segs_all(ch, ioctx);
+		return;
+	}
+	rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->sport->port, ctx->sg,
+			    ctx->nents, target_reverse_dma_direction(&ioctx->cmd));
 	ioctx->segs = NULL;
 	ioctx->n_segs = 0;
 }
@@ -1494,19 +1521,24 @@ static bool srpt_mrs_never_fit(struct srpt_rdma_ch *ch,
 	return *need > ch->rdma_ctxs;
 }
 
-/**
- * srpt_map_segs() - set up the RDMA transfers of a command.
- * @ch: channel.
- * @ioctx: command, with its remote descriptors and LIO data buffer.
- * @dir: DMA direction from the HCA's point of view.
- *
- * Return: 0 or a negative errno; on error nothing is left allocated.
- * -EAGAIN: the QP's MR pool is empty for now; -E2BIG: it is too small for
- * this command ever to map.
- */
-static int srpt_map_segs(struct srpt_rdma_ch *ch,
-			 struct srpt_send_ioctx *ioctx,
-			 enum dma_data_direction dir)
+/* Nothing is mapped any more: say whether waiting for MRs can help. */
+static noinline int srpt_map_failed(struct srpt_rdma_ch *ch,
+				    struct srpt_send_ioctx *ioctx, int ret)
+{
+	u32 need;
+
+	if (ret == -EAGAIN && srpt_mrs_never_fit(ch, ioctx, &need)) {
+		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u memory registrations, the queue pair has %u: failed; raise srp_sq_size\n",
+					 ioctx->tag, need, ch->rdma_ctxs);
+		ret = -E2BIG;
+	}
+	return ret;
+}
+
+/* srpt_map_segs() for any descriptors: a segment per remote buffer. */
+static noinline int srpt_map_segs_all(struct srpt_rdma_ch *ch,
+				      struct srpt_send_ioctx *ioctx,
+				      enum dma_data_direction dir)
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 	u32 total = cmd->data_length;
@@ -1516,24 +1548,6 @@ static int srpt_map_segs(struct srpt_rdma_ch *ch,
 
 	ioctx->n_segs = 0;
 	ioctx->n_rdma = 0;
-	/* The common case: one descriptor covering the whole buffer. */
-	if (ioctx->n_rbufs == 1 && be32_to_cpu(ioctx->rbufs[0].len) >= total &&
-	    total) {
-		struct srpt_xfer_seg *ctx = &ioctx->seg0;
-
-		ioctx->segs = ctx;
-		ctx->sg = cmd->t_data_sg;
-		ctx->nents = cmd->t_data_nents;
-		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
-				       ctx->sg, ctx->nents, 0,
-				       be64_to_cpu(ioctx->rbufs[0].va),
-				       be32_to_cpu(ioctx->rbufs[0].key), dir);
-		if (ret < 0)
-			goto err;
-		ioctx->n_rdma = ret;
-		ioctx->n_segs = 1;
-		return 0;
-	}
 	if (ioctx->n_rbufs <= 1) {
 		ioctx->segs = &ioctx->seg0;
 	} else {
@@ -1578,16 +1592,48 @@ static int srpt_map_segs(struct srpt_rdma_ch *ch,
 
 err:
 	srpt_unmap_segs(ch, ioctx);
-	if (ret == -EAGAIN) {
-		u32 need;
+	return srpt_map_failed(ch, ioctx, ret);
+}
 
-		if (srpt_mrs_never_fit(ch, ioctx, &need)) {
-			srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u memory registrations, the queue pair has %u: failed; raise srp_sq_size\n",
-						 ioctx->tag, need, ch->rdma_ctxs);
-			ret = -E2BIG;
-		}
+/**
+ * srpt_map_segs() - set up the RDMA transfers of a command.
+ * @ch: channel.
+ * @ioctx: command, with its remote descriptors and LIO data buffer.
+ * @dir: DMA direction from the HCA's point of view.
+ *
+ * Inline for the common command, one descriptor covering the whole buffer.
+ *
+ * Return: 0 or a negative errno; on error nothing is left allocated.
+ * -EAGAIN: the QP's MR pool is empty for now; -E2BIG: it is too small for
+ * this command ever to map.
+ */
+static __always_inline int srpt_map_segs(struct srpt_rdma_ch *ch,
+					 struct srpt_send_ioctx *ioctx,
+					 enum dma_data_direction dir)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	struct srpt_xfer_seg *ctx = &ioctx->seg0;
+	u32 total = cmd->data_length;
+	int ret;
+
+	if (unlikely(ioctx->n_rbufs != 1 || !total ||
+		     be32_to_cpu(ioctx->rbufs[0].len) < total))
+		return srpt_map_segs_all(ch, ioctx, dir);
+	ioctx->segs = ctx;
+	ctx->sg = cmd->t_data_sg;
+	ctx->nents = cmd->t_data_nents;
+	ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port, ctx->sg,
+			       ctx->nents, 0, be64_to_cpu(ioctx->rbufs[0].va),
+			       be32_to_cpu(ioctx->rbufs[0].key), dir);
+	if (unlikely(ret < 0)) {
+		ioctx->segs = NULL;
+		ioctx->n_segs = 0;
+		ioctx->n_rdma = 0;
+		return srpt_map_failed(ch, ioctx, ret);
 	}
-	return ret;
+	ioctx->n_rdma = ret;
+	ioctx->n_segs = 1;
+	return 0;
 }
 
 /**
@@ -2173,13 +2219,10 @@ static enum dma_data_direction srpt_cdb_dir(const u8 *cdb)
 	}
 }
 
-/*
- * Return: 0; -EINVAL (malformed); -E2BIG (over srp_max_rdma_size: the
- * target core would pin any length); -EPROTO (direction contradicts the CDB).
- */
-static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
-			  const struct srp_cmd *srp_cmd, u32 iu_len,
-			  struct srpt_data_desc *d)
+/* srpt_check_cmd() for every command; srpt_check_rw() decides the common ones. */
+static int srpt_check_cmd_full(const struct srpt_rdma_ch *ch,
+			       const struct srp_cmd *srp_cmd, u32 iu_len,
+			       struct srpt_data_desc *d)
 {
 	int ret = srpt_get_desc_tbl(srp_cmd, iu_len, ch->imm_data_offset, d);
 
@@ -2198,6 +2241,91 @@ static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
 			return -EPROTO;
 	}
 	return 0;
+}
+
+/* srpt_check_rw() for a WRITE with its data in the IU. */
+static __always_inline bool srpt_check_imm_write(const struct srpt_rdma_ch *ch,
+						 const struct srp_cmd *srp_cmd,
+						 u32 iu_len,
+						 struct srpt_data_desc *d)
+{
+	const struct srp_imm_buf *imm = (const void *)srp_cmd->add_data;
+	u32 off = ch->imm_data_offset, len = be32_to_cpu(imm->len);
+
+	if (unlikely(off < sizeof(*srp_cmd) + sizeof(*imm) ||
+		     (u64)off + len > iu_len || len > ch->max_data_len))
+		return false;
+	d->dir = DMA_TO_DEVICE;
+	d->fmt = SRP_DATA_DESC_IMM;
+	d->nbufs = 0;
+	d->bufs = NULL;
+	d->ext_tbl = NULL;
+	d->data_len = len;
+	d->imm_off = off;
+	return true;
+}
+
+/*
+ * The common command: READ or WRITE (10) or (16), no additional CDB, one
+ * direct descriptor in the direction of the opcode, or a WRITE's data in
+ * the IU, within the size limit.
+ * What srpt_check_cmd_full() would accept, decided in a few loads, without
+ * its generic descriptor parsing (a KUnit fuzz suite compares the two).
+ * Return: true with @d set; false when the full checks must decide.
+ */
+static __always_inline bool srpt_check_rw(const struct srpt_rdma_ch *ch,
+					  const struct srp_cmd *srp_cmd,
+					  u32 iu_len, struct srpt_data_desc *d)
+{
+	const struct srp_direct_buf *db = (const void *)srp_cmd->add_data;
+	enum dma_data_direction dir;
+	u32 len;
+
+	if (unlikely(iu_len < sizeof(*srp_cmd) + sizeof(*db) ||
+		     srp_cmd->add_cdb_len))
+		return false;
+	switch (srp_cmd->cdb[0]) {
+	case READ_10:
+	case READ_16:
+		if (srp_cmd->buf_fmt != SRP_DATA_DESC_DIRECT)
+			return false;
+		dir = DMA_FROM_DEVICE;
+		break;
+	case WRITE_10:
+	case WRITE_16:
+		if (srp_cmd->buf_fmt == SRP_DATA_DESC_IMM << 4)
+			return srpt_check_imm_write(ch, srp_cmd, iu_len, d);
+		if (srp_cmd->buf_fmt != SRP_DATA_DESC_DIRECT << 4)
+			return false;
+		dir = DMA_TO_DEVICE;
+		break;
+	default:
+		return false;
+	}
+	len = be32_to_cpu(db->len);
+	if (unlikely(len > ch->max_data_len))
+		return false;
+	d->dir = dir;
+	d->fmt = SRP_DATA_DESC_DIRECT;
+	d->nbufs = 1;
+	d->bufs = db;
+	d->ext_tbl = NULL;
+	d->data_len = len;
+	d->imm_off = 0;
+	return true;
+}
+
+/*
+ * Return: 0; -EINVAL (malformed); -E2BIG (over srp_max_rdma_size: the
+ * target core would pin any length); -EPROTO (direction contradicts the CDB).
+ */
+static int srpt_check_cmd(const struct srpt_rdma_ch *ch,
+			  const struct srp_cmd *srp_cmd, u32 iu_len,
+			  struct srpt_data_desc *d)
+{
+	if (likely(srpt_check_rw(ch, srp_cmd, iu_len, d)))
+		return 0;
+	return srpt_check_cmd_full(ch, srp_cmd, iu_len, d);
 }
 
 static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
@@ -3191,6 +3319,14 @@ static int srpt_check_stop_free(struct se_cmd *cmd)
 	return target_put_sess_cmd(cmd);
 }
 
+/* A command ends without a response: its credit comes back later. */
+static noinline void srpt_release_unanswered(struct srpt_send_ioctx *ioctx)
+{
+	srpt_credit_return(ioctx->ch);
+	srpt_release_recv(ioctx);
+	ioctx->tmf_credit = false;
+}
+
 /**
  * srpt_release_cmd() - LIO callback: the last command reference is gone.
  * @cmd: LIO command.
@@ -3206,14 +3342,13 @@ static void srpt_release_cmd(struct se_cmd *cmd)
 
 	/* The target core owns the data buffers: only our contexts go. */
 	if (WARN_ON_ONCE(ioctx->n_segs))
-		srpt_unmap_segs(ch, ioctx);
-	kfree(ioctx->ext_tbl);
-	ioctx->ext_tbl = NULL;
-	if (ioctx->recv_ioctx || ioctx->tmf_credit) {
-		srpt_credit_return(ch);
-		srpt_release_recv(ioctx);
-		ioctx->tmf_credit = false;
+		srpt_unmap_segs_all(ch, ioctx);
+	if (unlikely(ioctx->ext_tbl)) {
+		kfree(ioctx->ext_tbl);
+		ioctx->ext_tbl = NULL;
 	}
+	if (unlikely(ioctx->recv_ioctx || ioctx->tmf_credit))
+		srpt_release_unanswered(ioctx);
 	ioctx->state = SRPT_CMD_FINISHED;
 	srpt_put_send_ioctx(ioctx);
 }

@@ -8,8 +8,10 @@
  *   initiator memory, immediate data, lengths near the 32-bit limits, and
  *   IU lengths cut anywhere. Checked: an accepted IU's descriptors lie
  *   inside it, totals are the 64-bit sums, immediate data lies inside the
- *   IU, the IU itself is never written, and a refused IU leaves no
- *   descriptor behind (srpt_fuzz_srp_cmd()).
+ *   IU, the IU itself is never written, a refused IU leaves no
+ *   descriptor behind, and the fast check of the common command
+ *   (srpt_check_rw()) accepts only what the full one accepts, with the
+ *   same result (srpt_fuzz_srp_cmd()).
  * - Initiator port IDs and portal names (srpt_fuzz_names()).
  * - SRP_LOGIN_REQ (srpt_check_login_req(), srpt_ch_login_sizes(), the
  *   LOGIN_RSP/REJ and the port-ID ACL match) (srpt_fuzz_login()).
@@ -183,16 +185,27 @@ static u32 srpt_fuzz_build(struct srpt_fuzz *f, u16 *imm_off)
 	for (i = 0; i < SRPT_FUZZ_IU_MAX; i += 4)
 		put_unaligned(srpt_fuzz_u32(f), (u32 *)(f->scratch + i));
 	cmd->opcode = SRP_CMD;
-	cmd->add_cdb_len = srpt_fuzz_pick(f, 4) ? 4 * srpt_fuzz_pick(f, 5) :
-						  srpt_fuzz_u32(f) & 0xff;
+	if (!srpt_fuzz_pick(f, 3))
+		cmd->add_cdb_len = 0;	/* as in nearly every real command */
+	else if (srpt_fuzz_pick(f, 4))
+		cmd->add_cdb_len = 4 * srpt_fuzz_pick(f, 5);
+	else
+		cmd->add_cdb_len = srpt_fuzz_u32(f) & 0xff;
 	cmd->buf_fmt = out ? fmt << 4 : fmt;
 	if (!srpt_fuzz_pick(f, 8))
 		cmd->buf_fmt |= out ? srpt_fuzz_fmt(f) : srpt_fuzz_fmt(f) << 4;
 	cnt = srpt_fuzz_pick(f, 4) ? srpt_fuzz_pick(f, 6) : srpt_fuzz_u32(f) & 0xff;
 	cmd->data_out_desc_cnt = out ? cnt : srpt_fuzz_pick(f, 3);
 	cmd->data_in_desc_cnt = out ? srpt_fuzz_pick(f, 3) : cnt;
-	cmd->cdb[0] = srpt_fuzz_pick(f, 2) ? (out ? WRITE_10 : READ_10) :
-					     srpt_fuzz_u32(f) & 0xff;
+	/* Mostly the opcodes of the fast check, sometimes the wrong way. */
+	if (srpt_fuzz_pick(f, 4)) {
+		static const u8 rw[] = { READ_10, READ_16, WRITE_10, WRITE_16 };
+
+		cmd->cdb[0] = rw[(srpt_fuzz_pick(f, 8) ? 2 * out : 2 * !out) +
+				 srpt_fuzz_pick(f, 2)];
+	} else {
+		cmd->cdb[0] = srpt_fuzz_u32(f) & 0xff;
+	}
 
 	desc_off = offsetof(struct srp_cmd, add_data) + (cmd->add_cdb_len & ~3);
 	desc = f->scratch + desc_off;
@@ -332,11 +345,34 @@ static bool srpt_fuzz_check(struct kunit *test, struct srpt_fuzz *f,
 	}
 }
 
+/*
+ * srpt_check_rw() decides only what srpt_check_cmd_full() accepts, with
+ * the same result in every field the data path reads.
+ */
+static bool srpt_fuzz_check_rw(struct kunit *test, const struct srpt_rdma_ch *ch,
+			       const struct srp_cmd *cmd, u32 iu_len, u32 n)
+{
+	struct srpt_data_desc fast, full;
+	int ret;
+
+	if (!srpt_check_rw(ch, cmd, iu_len, &fast))
+		return false;
+	ret = srpt_check_cmd_full(ch, cmd, iu_len, &full);
+	if (ret || fast.dir != full.dir || fast.fmt != full.fmt ||
+	    fast.nbufs != full.nbufs || fast.bufs != full.bufs ||
+	    fast.ext_tbl != full.ext_tbl || fast.data_len != full.data_len ||
+	    fast.imm_off != full.imm_off)
+		KUNIT_FAIL(test, "input %u: opcode %#x buf_fmt %#x: fast %d/%llu, full %d: %d/%llu",
+			   n, cmd->cdb[0], cmd->buf_fmt, fast.dir, fast.data_len,
+			   ret, full.dir, full.data_len);
+	return true;
+}
+
 static void srpt_fuzz_srp_cmd(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
 	struct srpt_fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	unsigned long t0 = jiffies, too_big = 0;
+	unsigned long t0 = jiffies, too_big = 0, fast = 0, fast_full = 0;
 	struct srpt_data_desc d;
 	struct srp_cmd *cmd;
 	u32 n, iu_len;
@@ -378,15 +414,23 @@ static void srpt_fuzz_srp_cmd(struct kunit *test)
 				   d.data_len, ch->max_data_len);
 			break;
 		}
+		if (srpt_fuzz_check_rw(test, ch, cmd, iu_len, n))
+			fast++;
+		else if (!ret && d.fmt == SRP_DATA_DESC_DIRECT)
+			fast_full++;
 	}
 	kfree(f->buf);
-	kunit_info(test, "%u inputs in %u ms: accepted none %lu, direct %lu, indirect %lu (%lu external), immediate %lu; refused %lu; too big %lu",
+	kunit_info(test, "%u inputs in %u ms: accepted none %lu, direct %lu (fast check %lu, full %lu), indirect %lu (%lu external), immediate %lu; refused %lu; too big %lu",
 		   n, jiffies_to_msecs(jiffies - t0), f->accepted[0], f->accepted[1],
-		   f->accepted[2], f->ext, f->accepted[3], f->refused, too_big);
+		   fast, fast_full, f->accepted[2], f->ext, f->accepted[3],
+		   f->refused, too_big);
 	/* A generator that only produces refusals would test nothing. */
 	if (!srpt_fuzz_end(test, f, n))
 		return;
 	KUNIT_EXPECT_GT(test, f->accepted[1], n / 100UL);
+	/* Both ways a direct descriptor is accepted are well exercised. */
+	KUNIT_EXPECT_GT(test, fast, n / 100UL);
+	KUNIT_EXPECT_GT(test, fast_full, n / 100UL);
 	KUNIT_EXPECT_GT(test, f->accepted[2] - f->ext, n / 100UL);
 	KUNIT_EXPECT_GT(test, f->ext, n / 1000UL);
 	KUNIT_EXPECT_GT(test, f->accepted[3], n / 100UL);
