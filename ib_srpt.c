@@ -1739,6 +1739,17 @@ static inline bool srpt_sq_put(struct srpt_rdma_ch *ch, u32 n)
 	return unlikely(!list_empty_careful(&ch->sq_wait_list));
 }
 
+/*
+ * Give back the send queue space of a transfer that was reserved but will
+ * never be posted (its channel is going away).
+ */
+static void srpt_sq_unreserve(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx)
+{
+	atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+	ioctx->n_rdma = 0;
+}
+
 /**
  * srpt_sq_release() - give back RDMA work requests and start waiting
  * transfers that fit now.
@@ -1895,7 +1906,7 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 		list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (closed) {
-		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+		srpt_sq_unreserve(ch, ioctx);
 		srpt_xfer_cancel(ioctx);
 		return;
 	}
@@ -2433,8 +2444,7 @@ static void srpt_post_table_read(struct srpt_send_ioctx *ioctx)
 	struct ib_send_wr *first;
 
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
-		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
-		ioctx->n_rdma = 0;
+		srpt_sq_unreserve(ch, ioctx);
 		srpt_table_ctx_destroy(ioctx);
 		srpt_table_fail(ioctx);
 		return;
@@ -3022,8 +3032,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	int len, ret;
 
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
-		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
-		ioctx->n_rdma = 0;
+		srpt_sq_unreserve(ch, ioctx);
 		srpt_drop_cmd(ioctx);
 		return;
 	}
@@ -3091,8 +3100,7 @@ static void srpt_post_read(struct srpt_send_ioctx *ioctx)
 	int ret;
 
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE)) {
-		atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
-		ioctx->n_rdma = 0;
+		srpt_sq_unreserve(ch, ioctx);
 		srpt_unmap_segs(ch, ioctx);
 		srpt_abort_cmd(ioctx);
 		return;
@@ -3835,7 +3843,7 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 			return;
 		/* A failed post had its work requests reserved: give them back. */
 		if (list == &ch->post_failed_list)
-			atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
+			srpt_sq_unreserve(ch, ioctx);
 		srpt_xfer_cancel(ioctx);
 	}
 }
