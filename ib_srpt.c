@@ -3248,35 +3248,13 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	srpt_set_cmd_state(ioctx, SRPT_CMD_FINISHED);
 }
 
-/*
- * Immediate data is already here (copied if unaligned, see
- * &srpt_send_ioctx.imm_copy); else RDMA READs are posted now or when the
- * send queue has room. Return: 0; -ENOMEM/-EAGAIN retry; -EIO fails it.
- */
-static int srpt_write_pending(struct se_cmd *cmd)
+/* srpt_write_pending() of data to fetch: RDMA READs, now or when there is room. */
+static noinline int srpt_fetch_data(struct srpt_send_ioctx *ioctx)
 {
-	struct srpt_send_ioctx *ioctx =
-		container_of(cmd, struct srpt_send_ioctx, cmd);
 	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct se_cmd *cmd = &ioctx->cmd;
 	int ret;
 
-	if (ioctx->imm_data) {
-		if (ioctx->imm_copy) {
-			u32 len = min(cmd->data_length, ioctx->imm_sg.length);
-
-			if (sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents,
-						sg_virt(&ioctx->imm_sg), len) != len)
-				return -EIO;
-		}
-		/*
-		 * A plain store: nothing else moves a command that never waits
-		 * for data before the target core has it back (an abort ends it
-		 * only after target_execute_cmd()).
-		 */
-		WRITE_ONCE(ioctx->state, SRPT_CMD_EXECUTING);
-		target_execute_cmd(cmd);
-		return 0;
-	}
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE))
 		return -EIO;
 
@@ -3309,6 +3287,36 @@ static int srpt_write_pending(struct se_cmd *cmd)
 		ioctx->n_rdma = 0;
 		return -EIO;
 	}
+}
+
+/*
+ * Immediate data is already here (copied if unaligned, see
+ * &srpt_send_ioctx.imm_copy); else RDMA READs are posted now or when the
+ * send queue has room. Return: 0; -ENOMEM/-EAGAIN retry; -EIO fails it.
+ */
+static int srpt_write_pending(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	if (ioctx->imm_data) {
+		if (ioctx->imm_copy) {
+			u32 len = min(cmd->data_length, ioctx->imm_sg.length);
+
+			if (sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents,
+						sg_virt(&ioctx->imm_sg), len) != len)
+				return -EIO;
+		}
+		/*
+		 * A plain store: nothing else moves a command that never waits
+		 * for data before the target core has it back (an abort ends it
+		 * only after target_execute_cmd()).
+		 */
+		WRITE_ONCE(ioctx->state, SRPT_CMD_EXECUTING);
+		target_execute_cmd(cmd);
+		return 0;
+	}
+	return srpt_fetch_data(ioctx);
 }
 
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
