@@ -3809,10 +3809,11 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	return true;
 }
 
+/* Each queueing of close_work holds a channel reference. */
 static void srpt_close_work(struct work_struct *w)
 {
-	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       close_work);
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch, close_work);
 
 	srpt_close_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -3820,15 +3821,18 @@ static void srpt_close_work(struct work_struct *w)
 
 /*
  * Any context (QP events, completion errors). A channel not yet on its ini
- * belongs to its login, which ends it. Return: true if this call queued it.
+ * belongs to its login, which ends it. A close already pending, such as
+ * the grace time of an SRP_T_LOGOUT, is brought forward. Return: true if
+ * no close was pending.
  */
 static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
 	if (!READ_ONCE(ch->initiator) || READ_ONCE(ch->state) > SRPT_CH_LIVE)
 		return false;
 	kref_get(&ch->kref);
-	if (queue_work(srpt_wq, &ch->close_work))
+	if (!mod_delayed_work(srpt_wq, &ch->close_work, 0))
 		return true;
+	/* The pending queueing holds its own reference. */
 	kref_put(&ch->kref, srpt_free_ch);
 	return false;
 }
@@ -3909,15 +3913,6 @@ static void srpt_logout_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_close_ch_async(wc->qp->qp_context);
 }
 
-static void srpt_logout_work(struct work_struct *w)
-{
-	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
-					       struct srpt_rdma_ch, logout_work);
-
-	srpt_close_ch(ch);
-	kref_put(&ch->kref, srpt_free_ch);
-}
-
 /*
  * Tell the initiator why we close, then close on the SRP_T_LOGOUT's
  * completion or after SRPT_LOGOUT_GRACE. A channel not live yet closes at
@@ -3944,7 +3939,8 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 	srpt_ch_info(ch, "logging the initiator out, reason %#x\n", reason);
 	trace_srpt_target_logout(ch, reason);
 	kref_get(&ch->kref);
-	if (!queue_delayed_work(srpt_wq, &ch->logout_work, SRPT_LOGOUT_GRACE))
+	/* A close already pending comes sooner. */
+	if (!queue_delayed_work(srpt_wq, &ch->close_work, SRPT_LOGOUT_GRACE))
 		kref_put(&ch->kref, srpt_free_ch);
 	if (srpt_post_ctl(ch, ch->logout_ioctx,
 			  srpt_build_t_logout(ch->logout_ioctx->buf, reason, 0),
@@ -4056,7 +4052,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	cancel_work_sync(&ch->iu_work);
 	flush_work(&ch->xfer_work);
 	cancel_delayed_work_sync(&ch->cred_work);
-	if (cancel_delayed_work_sync(&ch->logout_work))
+	if (cancel_delayed_work_sync(&ch->close_work))
 		kref_put(&ch->kref, srpt_free_ch);
 
 	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
@@ -4437,9 +4433,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_WORK(&ch->iu_work, srpt_iu_work);
 	init_llist_head(&ch->xfer_done);
 	INIT_WORK(&ch->xfer_work, srpt_xfer_work);
-	INIT_WORK(&ch->close_work, srpt_close_work);
+	INIT_DELAYED_WORK(&ch->close_work, srpt_close_work);
 	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
-	INIT_DELAYED_WORK(&ch->logout_work, srpt_logout_work);
 	init_completion(&ch->login_done);
 	init_completion(&ch->last_wqe);
 	ch->sport = sport;

@@ -588,7 +588,7 @@ enum srpt_ch_state {
  * @logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
  * @cred_ioctx: buffer of the SRP_CRED_REQ the target sends.
  * @logout_sent: SRP_T_LOGOUT posted; the channel closes when it completes
- *		 or after &srpt_rdma_ch.logout_work's grace time.
+ *		 or after a grace time (&srpt_rdma_ch.close_work).
  * @sq_closed: set under @spinlock once the release has cancelled the
  *	       transfers: nothing may wait for send queue space any more.
  * @cred_busy: @cred_ioctx is posted.
@@ -596,13 +596,13 @@ enum srpt_ch_state {
  * @cred_tag: tag of the last SRP_CRED_REQ.
  * @cred_work: sends credits that no response carries back in an
  *	       SRP_CRED_REQ.
- * @logout_work: closes the channel if its SRP_T_LOGOUT does not complete.
  * @iu_work: replays @cmd_wait_list.
  * @xfer_done: commands whose RDMA READs completed (data or descriptor
  *	       table), pushed by the soft-IRQ send completion.
  * @xfer_work: hands @xfer_done to the target core (which may sleep), in
  *	       completion order, and starts transfers waiting for room.
- * @close_work: closes the channel from contexts that cannot (QP events).
+ * @close_work: closes the channel from contexts that cannot (QP events),
+ *		or if its SRP_T_LOGOUT does not complete in time.
  * @tbl_fetches: descriptor table fetches in flight.
  * @login_done: the login callback is done with the channel; release waits
  *		for it, so a channel closed during its login is freed once.
@@ -666,11 +666,10 @@ struct srpt_rdma_ch {
 	bool			sq_closed;
 	u64			cred_tag;
 	struct delayed_work	cred_work;
-	struct delayed_work	logout_work;
 	struct work_struct	iu_work;
 	struct llist_head	xfer_done;
 	struct work_struct	xfer_work;
-	struct work_struct	close_work;
+	struct delayed_work	close_work;
 	struct completion	login_done;
 	struct completion	last_wqe;
 	atomic_t		tbl_fetches;
