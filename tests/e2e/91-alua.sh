@@ -47,15 +47,23 @@ mp_down() {
 		wait "$mpdpid" 2>/dev/null || true
 		kill "$k" 2>/dev/null || true
 		mpdpid=
+		log "multipathd stopped"
 	fi
 	for m in $(dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" {print $1}'); do
 		dmsetup remove --force "$m" 2>/dev/null
+		log "map $m removed (status $?)"
 	done
 	if [ -n "$udevpid" ]; then
+		# udevd waits for its workers; a worker stuck in I/O is named.
 		udevadm control --exit 2>/dev/null || kill "$udevpid" 2>/dev/null
+		{ sleep 15; ps -eo pid,stat,wchan:32,args | awk '$2 ~ /D/' >"$LOGDIR/stuck.txt"
+		  kill -KILL "$udevpid" 2>/dev/null; } &
+		k=$!
 		wait "$udevpid" 2>/dev/null || true
+		kill "$k" 2>/dev/null || true
 		udevpid=''
 		rm -rf /run/udev
+		log "udevd stopped"
 	fi
 	return 0
 }
