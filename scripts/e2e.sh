@@ -90,11 +90,14 @@ if [[ " ${scenarios[*]} " == *" 88-netns "* || " ${scenarios[*]} " == *" 92-port
 	export SIW_KO
 fi
 
-# 78-dm-mad's user-space Device Management client.
-dm_tool=
+# 78-dm-mad's user-space Device Management client and discovery tool.
+dm_tool= discover_tool=
 if [[ " ${scenarios[*]} " == *" 78-dm-mad "* ]]; then
 	make -s -C "$REPO/tests/hostile" O="$out" "$out/srpt-dm" >"$out/srpt-dm-build.log" 2>&1 &&
 		dm_tool=$out/srpt-dm || echo "e2e: building srpt-dm failed (see $out/srpt-dm-build.log)"
+	make -s -C "$REPO/tools" O="$out" "$out/srp-discover" >"$out/srp-discover-build.log" 2>&1 &&
+		discover_tool=$out/srp-discover ||
+		echo "e2e: building srp-discover failed (see $out/srp-discover-build.log)"
 fi
 
 # 79-ib-cm's initiator: a kernel module, built for the guest kernel.
@@ -162,8 +165,8 @@ while [ ${#todo[@]} -gt 0 ]; do
 		--run "$REPO/tests/e2e-guest.sh" --out "$bout" --timeout "$(budget_for "${todo[@]}")" \
 		--env "BREAK=${BREAK:-}" --env "E2E_ONLY=$only" --env "E2E_REPEAT=${E2E_REPEAT:-1}" \
 		--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
-		--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" --env "SRPT_IBCM=$ibcm_ko" \
-		--env "SRPT_DEB=$deb_file"
+		--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" \
+		--env "SRP_DISCOVER=$discover_tool" --env "SRPT_IBCM=$ibcm_ko" --env "SRPT_DEB=$deb_file"
 	rc=$?
 	[ "$rc" = 0 ] || vmrc=$rc
 	[ "$bout" = "$out" ] || cat "$bout/results.txt" >>"$out/results.txt" 2>/dev/null

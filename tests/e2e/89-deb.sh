@@ -19,7 +19,7 @@ cleanup() {
 		[ -e "$b.e2e-hidden" ] && mv "$b.e2e-hidden" "$b"
 	done
 	rm -f /etc/modprobe.d/ib_srpt.conf
-	apt-get remove -y -qq ib-srpt-dkms >/dev/null 2>&1 || true
+	apt-get remove -y -qq ib-srpt-dkms ib-srpt-tools >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 # DKMS compresses the module as the kernel's own are (6.12: .ko.xz).
@@ -58,9 +58,11 @@ if [ "${E2E_DKMS:-0}" = 1 ]; then
 	[ "$(echo "$kernels" | wc -w)" -ge 2 ] || die "fewer than two kernels with headers: $kernels"
 fi
 
-log "apt install $SRPT_DEB"
+tools_deb=$(ls "$(dirname "$SRPT_DEB")"/ib-srpt-tools_*.deb 2>/dev/null | head -n 1)
+[ -n "$tools_deb" ] || die "no ib-srpt-tools package beside $SRPT_DEB"
+log "apt install $SRPT_DEB $tools_deb"
 t0=$(date +%s)
-apt-get install -y --no-install-recommends "$SRPT_DEB" >/tmp/deb-install.log 2>&1 ||
+apt-get install -y --no-install-recommends "$SRPT_DEB" "$tools_deb" >/tmp/deb-install.log 2>&1 ||
 	{ tail -n 30 /tmp/deb-install.log >&2; die "apt install of the package"; }
 log "installed in $(( $(date +%s) - t0 ))s"
 grep -E "Building for|Forcing|Installing to|Error|ib-srpt-dkms: " /tmp/deb-install.log >&2 || true
@@ -68,6 +70,12 @@ for b in $hidden; do
 	mv "$b.e2e-hidden" "$b"
 done
 expect_eq "package state" "$(dpkg-query -W -f='${Status}' ib-srpt-dkms)" "install ok installed"
+expect_eq "tools package state" "$(dpkg-query -W -f='${Status}' ib-srpt-tools)" "install ok installed"
+expect_eq "srp-discover on the PATH" "$(command -v srp-discover)" /usr/sbin/srp-discover
+[ -s /usr/share/man/man8/srp-discover.8.gz ] || die "no srp-discover man page"
+rc=0
+srp-discover >/dev/null 2>&1 || rc=$?
+expect_eq "srp-discover without a target: exit status" "$rc" 2
 for k in $kernels; do
 	got=$(modinfo -k "$k" -n ib_srpt)
 	expect_eq "$k: modprobe ib_srpt resolves to" "${got%.xz}" "/lib/modules/$k/updates/dkms/ib_srpt.ko"
@@ -86,9 +94,10 @@ lio_serial "$bs" e2e-deb-nb0
 mkdir -p "$SRPT_CFS/$(srpt_wwn)/tpgt_1"
 serve_verify_unload "$bs" e2e-deb-nb0
 
-log "apt remove ib-srpt-dkms"
-apt-get remove -y ib-srpt-dkms >/tmp/deb-remove.log 2>&1 ||
-	{ tail -n 30 /tmp/deb-remove.log >&2; die "apt remove of the package"; }
+log "apt remove ib-srpt-dkms ib-srpt-tools"
+apt-get remove -y ib-srpt-dkms ib-srpt-tools >/tmp/deb-remove.log 2>&1 ||
+	{ tail -n 30 /tmp/deb-remove.log >&2; die "apt remove of the packages"; }
+[ ! -e /usr/sbin/srp-discover ] || die "srp-discover is still there after apt remove"
 for k in $kernels; do
 	[ -z "$(ls /lib/modules/$k/updates/dkms/ib_srpt.ko* 2>/dev/null)" ] ||
 		die "$k: the DKMS build is still there after apt remove"

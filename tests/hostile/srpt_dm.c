@@ -13,53 +13,17 @@
  * Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on
  * any failure.
  */
-#include <dirent.h>
-#include <endian.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
-#include <rdma/ib_user_mad.h>
+#include "../../tools/dm_mad.h"
 
-#define DM_CLASS		0x06
-#define METHOD_GET		0x01
-#define METHOD_SET		0x02
-#define METHOD_GET_RESP		0x81
-#define ATTR_CLASS_PORT_INFO	0x0001
-#define ATTR_IOU_INFO		0x0010
-#define ATTR_IOC_PROFILE	0x0011
-#define ATTR_SVC_ENTRIES	0x0012
-#define ST_UNSUP_METHOD		0x0008
-#define ST_UNSUP_METHOD_ATTR	0x000c
-#define ST_INVALID_FIELD	0x001c
-#define ST_NO_IOC		0x0100
-#define GSI_QKEY		0x80010000u
-
-/* A MAD as it goes on the wire: 24-byte header, 40 reserved, 192 data. */
-struct mad {
-	uint8_t base_version, mgmt_class, class_version, method;
-	uint16_t status, class_specific;
-	uint64_t tid;
-	uint16_t attr_id, resv;
-	uint32_t attr_mod;
-	uint8_t dm_reserved[40];
-	uint8_t data[192];
-} __attribute__((packed));
-
-struct umad {
-	struct ib_user_mad_hdr hdr;
-	struct mad mad;
-};
-
-static int fd, agent_id, passed, failed;
+static struct dm_port port;
+static int passed, failed;
 static uint8_t dgid[16];
-static uint32_t tid_lo = 0x5d000000;
 
 static void check(int ok, const char *fmt, ...)
 {
@@ -95,95 +59,20 @@ static int hexbytes(const char *s, uint8_t *out, size_t n)
 	return 0;
 }
 
-/* The umad device of @ibdev port 1. */
-static int open_umad(const char *ibdev)
-{
-	char path[320], name[64];
-	struct dirent *e;
-	DIR *d = opendir("/sys/class/infiniband_mad");
-	FILE *f;
-	int port;
-
-	if (!d)
-		die("/sys/class/infiniband_mad (modprobe ib_umad)");
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "umad", 4))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/infiniband_mad/%s/ibdev", e->d_name);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%63s", name) != 1) {
-			if (f)
-				fclose(f);
-			continue;
-		}
-		fclose(f);
-		snprintf(path, sizeof(path), "/sys/class/infiniband_mad/%s/port", e->d_name);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%d", &port) != 1)
-			port = 0;
-		if (f)
-			fclose(f);
-		if (!strcmp(name, ibdev) && port == 1) {
-			snprintf(path, sizeof(path), "/dev/infiniband/%s", e->d_name);
-			closedir(d);
-			return open(path, O_RDWR);
-		}
-	}
-	closedir(d);
-	errno = ENODEV;
-	return -1;
-}
-
-/*
- * Send one request and wait for its reply. Return: 0 with @rsp filled, or
- * the umad status (ETIMEDOUT when nothing came back).
- */
+/* One request and its reply: 0 with @rsp filled, or the umad status. */
 static int transact(uint8_t class_version, uint8_t method, uint16_t attr_id,
-		    uint32_t attr_mod, struct mad *rsp)
+		    uint32_t attr_mod, struct dm_mad *rsp)
 {
-	struct umad rq, in;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
+	int st = dm_transact(&port, dgid, class_version, method, attr_id, attr_mod, rsp);
 
-	memset(&rq, 0, sizeof(rq));
-	rq.hdr.id = agent_id;
-	rq.hdr.timeout_ms = 1500;
-	rq.hdr.retries = 1;
-	rq.hdr.qpn = htobe32(1);
-	rq.hdr.qkey = htobe32(GSI_QKEY);
-	rq.hdr.grh_present = 1;
-	rq.hdr.gid_index = 0;
-	rq.hdr.hop_limit = 64;
-	memcpy(rq.hdr.gid, dgid, 16);
-	rq.mad.base_version = 1;
-	rq.mad.mgmt_class = DM_CLASS;
-	rq.mad.class_version = class_version;
-	rq.mad.method = method;
-	rq.mad.tid = htobe64(++tid_lo);
-	rq.mad.attr_id = htobe16(attr_id);
-	rq.mad.attr_mod = htobe32(attr_mod);
-	if (write(fd, &rq, sizeof(rq)) != sizeof(rq))
-		die("write to umad");
-	for (;;) {
-		if (poll(&p, 1, 10000) != 1) {
-			errno = ETIME;
-			die("no answer from the umad device in 10 s");
-		}
-		n = read(fd, &in, sizeof(in));
-		if (n < (ssize_t)sizeof(in.hdr))
-			die("read from umad");
-		if ((be64toh(in.mad.tid) & 0xffffffff) != tid_lo)
-			continue;	/* a late reply to an earlier request */
-		if (in.hdr.status)
-			return in.hdr.status;
-		*rsp = in.mad;
-		return 0;
-	}
+	if (st < 0)
+		die("a MAD through umad");
+	return st;
 }
 
 /* Header checks every reply must pass; returns the MAD status. */
 static int reply(const char *what, uint8_t cv, uint8_t method, uint16_t attr,
-		 uint32_t mod, uint8_t want_method, struct mad *r)
+		 uint32_t mod, uint8_t want_method, struct dm_mad *r)
 {
 	int st = transact(cv, method, attr, mod, r);
 
@@ -204,16 +93,12 @@ static void expect_status(const char *what, uint8_t cv, uint8_t method,
 			  uint16_t attr, uint32_t mod, uint8_t want_method,
 			  int want)
 {
-	struct mad r;
+	struct dm_mad r;
 	int st = reply(what, cv, method, attr, mod, want_method, &r);
 
 	if (st >= 0)
 		check(st == want, "%s: status 0x%04x (want 0x%04x)", what, st, want);
 }
-
-static uint16_t be16_at(const uint8_t *p) { return p[0] << 8 | p[1]; }
-static uint32_t be32_at(const uint8_t *p) { return (uint32_t)be16_at(p) << 16 | be16_at(p + 2); }
-static uint64_t be64_at(const uint8_t *p) { return (uint64_t)be32_at(p) << 32 | be32_at(p + 4); }
 
 static int all_zero(const uint8_t *p, size_t n)
 {
@@ -229,9 +114,8 @@ int main(int argc, char **argv)
 	unsigned long long guid = 0;
 	unsigned int sq = 0, send_size = 0, rdma_size = 0, slot;
 	int no_agent = 0, have_gid = 0, opt, st;
-	struct ib_user_mad_reg_req reg;
 	char what[96];
-	struct mad r;
+	struct dm_mad r;
 	const uint8_t *d = r.data;
 
 	while ((opt = getopt(argc, argv, "d:g:G:i:q:s:r:n")) != -1) {
@@ -250,64 +134,54 @@ int main(int argc, char **argv)
 	if (!ibdev || !have_gid || (!no_agent && (!guid || !id || !sq || !send_size || !rdma_size)))
 		goto usage;
 
-	fd = open_umad(ibdev);
-	if (fd < 0)
+	if (dm_open(&port, ibdev, 1) < 0)
 		die(ibdev);
-	if (ioctl(fd, IB_USER_MAD_ENABLE_PKEY) < 0)
-		die("IB_USER_MAD_ENABLE_PKEY");
-	/* No methods: this agent only receives the replies to its requests. */
-	memset(&reg, 0, sizeof(reg));
-	reg.qpn = 1;
-	reg.mgmt_class = DM_CLASS;
-	reg.mgmt_class_version = 1;
-	if (ioctl(fd, IB_USER_MAD_REGISTER_AGENT, &reg) < 0)
-		die("IB_USER_MAD_REGISTER_AGENT");
-	agent_id = reg.id;
+	port.timeout_ms = 1500;
 
 	if (no_agent) {
 		/* ib_mad's generate_unmatched_resp(): nobody serves the class. */
-		expect_status("no agent: Get IOUnitInfo", 1, METHOD_GET,
-			      ATTR_IOU_INFO, 0, METHOD_GET_RESP, ST_UNSUP_METHOD_ATTR);
-		expect_status("no agent: Get IOControllerProfile 1", 1, METHOD_GET,
-			      ATTR_IOC_PROFILE, 1, METHOD_GET_RESP, ST_UNSUP_METHOD_ATTR);
+		expect_status("no agent: Get IOUnitInfo", 1, DM_METHOD_GET,
+			      DM_ATTR_IOU_INFO, 0, DM_METHOD_GET_RESP, DM_ST_UNSUP_METHOD_ATTR);
+		expect_status("no agent: Get IOControllerProfile 1", 1, DM_METHOD_GET,
+			      DM_ATTR_IOC_PROFILE, 1, DM_METHOD_GET_RESP, DM_ST_UNSUP_METHOD_ATTR);
 		goto out;
 	}
 
-	st = reply("ClassPortInfo", 1, METHOD_GET, ATTR_CLASS_PORT_INFO, 0, METHOD_GET_RESP, &r);
+	st = reply("ClassPortInfo", 1, DM_METHOD_GET, DM_ATTR_CLASS_PORT_INFO, 0, DM_METHOD_GET_RESP, &r);
 	if (st >= 0)
 		/* base 1, class 1, capability mask 0, RespTimeValue 20 */
-		check(st == 0 && d[0] == 1 && d[1] == 1 && be16_at(d + 2) == 0 &&
-		      (be32_at(d + 4) & 0x1f) == 20,
+		check(st == 0 && d[0] == 1 && d[1] == 1 && dm_be16(d + 2) == 0 &&
+		      (dm_be32(d + 4) & 0x1f) == 20,
 		      "ClassPortInfo: status 0x%04x base %u class %u cap 0x%04x resp time %u",
-		      st, d[0], d[1], be16_at(d + 2), be32_at(d + 4) & 0x1f);
+		      st, d[0], d[1], dm_be16(d + 2), dm_be32(d + 4) & 0x1f);
 
-	st = reply("IOUnitInfo", 1, METHOD_GET, ATTR_IOU_INFO, 0, METHOD_GET_RESP, &r);
+	st = reply("IOUnitInfo", 1, DM_METHOD_GET, DM_ATTR_IOU_INFO, 0, DM_METHOD_GET_RESP, &r);
 	if (st >= 0)
 		/* one controller, in slot 1 (high nibble of the first byte) */
-		check(st == 0 && be16_at(d) == 1 && d[2] == 16 && d[4] == 0x10 &&
+		check(st == 0 && dm_be16(d) == 1 && d[2] == 16 && d[4] == 0x10 &&
 		      all_zero(d + 5, 127),
 		      "IOUnitInfo: status 0x%04x change id %u max controllers %u slots 1-2 0x%02x",
-		      st, be16_at(d), d[2], d[4]);
+		      st, dm_be16(d), d[2], d[4]);
 
-	st = reply("IOControllerProfile 1", 1, METHOD_GET, ATTR_IOC_PROFILE, 1,
-		   METHOD_GET_RESP, &r);
+	st = reply("IOControllerProfile 1", 1, DM_METHOD_GET, DM_ATTR_IOC_PROFILE, 1,
+		   DM_METHOD_GET_RESP, &r);
 	if (st >= 0) {
 		check(st == 0, "IOControllerProfile 1: status 0x%04x", st);
-		check(be64_at(d) == guid, "IOC GUID %016llx (want %016llx)",
-		      (unsigned long long)be64_at(d), guid);
-		check(be16_at(d + 28) == 0x0100 && be16_at(d + 30) == 0x609e,
+		check(dm_be64(d) == guid, "IOC GUID %016llx (want %016llx)",
+		      (unsigned long long)dm_be64(d), guid);
+		check(dm_be16(d + 28) == 0x0100 && dm_be16(d + 30) == 0x609e,
 		      "I/O class 0x%04x subclass 0x%04x (want 0x0100 0x609e)",
-		      be16_at(d + 28), be16_at(d + 30));
-		check(be16_at(d + 32) == 0x0108 && be16_at(d + 34) == 0x0001,
+		      dm_be16(d + 28), dm_be16(d + 30));
+		check(dm_be16(d + 32) == 0x0108 && dm_be16(d + 34) == 0x0001,
 		      "protocol 0x%04x version 0x%04x (want 0x0108 0x0001)",
-		      be16_at(d + 32), be16_at(d + 34));
-		check(be16_at(d + 40) == sq, "send queue depth %u (want %u)",
-		      be16_at(d + 40), sq);
+		      dm_be16(d + 32), dm_be16(d + 34));
+		check(dm_be16(d + 40) == sq, "send queue depth %u (want %u)",
+		      dm_be16(d + 40), sq);
 		check(d[43] == 4, "rdma_read_depth %u (want 4)", d[43]);
-		check(be32_at(d + 44) == send_size, "send_size %u (want %u)",
-		      be32_at(d + 44), send_size);
-		check(be32_at(d + 48) == rdma_size, "rdma_size %u (want %u)",
-		      be32_at(d + 48), rdma_size);
+		check(dm_be32(d + 44) == send_size, "send_size %u (want %u)",
+		      dm_be32(d + 44), send_size);
+		check(dm_be32(d + 48) == rdma_size, "rdma_size %u (want %u)",
+		      dm_be32(d + 48), rdma_size);
 		check(d[52] == 0x0f && d[53] == 0, "capability mask 0x%02x, service capability 0x%02x (want 0x0f 0x00)",
 		      d[52], d[53]);
 		check(d[54] == 1, "service entries %u (want 1)", d[54]);
@@ -316,43 +190,43 @@ int main(int argc, char **argv)
 	}
 	for (slot = 2; slot <= 16; slot++) {
 		snprintf(what, sizeof(what), "IOControllerProfile %u (empty slot)", slot);
-		expect_status(what, 1, METHOD_GET, ATTR_IOC_PROFILE, slot, METHOD_GET_RESP, ST_NO_IOC);
+		expect_status(what, 1, DM_METHOD_GET, DM_ATTR_IOC_PROFILE, slot, DM_METHOD_GET_RESP, DM_ST_NO_IOC);
 	}
-	expect_status("IOControllerProfile 0", 1, METHOD_GET, ATTR_IOC_PROFILE, 0,
-		      METHOD_GET_RESP, ST_INVALID_FIELD);
-	expect_status("IOControllerProfile 17", 1, METHOD_GET, ATTR_IOC_PROFILE, 17,
-		      METHOD_GET_RESP, ST_INVALID_FIELD);
+	expect_status("IOControllerProfile 0", 1, DM_METHOD_GET, DM_ATTR_IOC_PROFILE, 0,
+		      DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
+	expect_status("IOControllerProfile 17", 1, DM_METHOD_GET, DM_ATTR_IOC_PROFILE, 17,
+		      DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
 
 	/* AttributeModifier: slot << 16 | last << 8 | first */
-	st = reply("ServiceEntries 1, 0-0", 1, METHOD_GET, ATTR_SVC_ENTRIES, 1 << 16,
-		   METHOD_GET_RESP, &r);
+	st = reply("ServiceEntries 1, 0-0", 1, DM_METHOD_GET, DM_ATTR_SVC_ENTRIES, 1 << 16,
+		   DM_METHOD_GET_RESP, &r);
 	if (st >= 0) {
 		snprintf(what, sizeof(what), "SRP.T10:%016llx", guid);
-		check(st == 0 && !strcmp((char *)d, what) && be64_at(d + 40) == guid &&
+		check(st == 0 && !strcmp((char *)d, what) && dm_be64(d + 40) == guid &&
 		      all_zero(d + 48, 192 - 48),
 		      "ServiceEntries 1, 0-0: status 0x%04x name '%.40s' id %016llx (want '%s' %016llx)",
-		      st, (char *)d, (unsigned long long)be64_at(d + 40), what, guid);
+		      st, (char *)d, (unsigned long long)dm_be64(d + 40), what, guid);
 	}
-	expect_status("ServiceEntries 1, 1-1 (beyond the count)", 1, METHOD_GET,
-		      ATTR_SVC_ENTRIES, 1 << 16 | 1 << 8 | 1, METHOD_GET_RESP, ST_INVALID_FIELD);
-	expect_status("ServiceEntries 1, 0-1 (beyond the count)", 1, METHOD_GET,
-		      ATTR_SVC_ENTRIES, 1 << 16 | 1 << 8, METHOD_GET_RESP, ST_INVALID_FIELD);
-	expect_status("ServiceEntries 1, 1-0 (last before first)", 1, METHOD_GET,
-		      ATTR_SVC_ENTRIES, 1 << 16 | 1, METHOD_GET_RESP, ST_INVALID_FIELD);
-	expect_status("ServiceEntries 2, 0-0 (empty slot)", 1, METHOD_GET,
-		      ATTR_SVC_ENTRIES, 2 << 16, METHOD_GET_RESP, ST_NO_IOC);
-	expect_status("ServiceEntries 17, 0-0", 1, METHOD_GET,
-		      ATTR_SVC_ENTRIES, 17 << 16, METHOD_GET_RESP, ST_INVALID_FIELD);
+	expect_status("ServiceEntries 1, 1-1 (beyond the count)", 1, DM_METHOD_GET,
+		      DM_ATTR_SVC_ENTRIES, 1 << 16 | 1 << 8 | 1, DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
+	expect_status("ServiceEntries 1, 0-1 (beyond the count)", 1, DM_METHOD_GET,
+		      DM_ATTR_SVC_ENTRIES, 1 << 16 | 1 << 8, DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
+	expect_status("ServiceEntries 1, 1-0 (last before first)", 1, DM_METHOD_GET,
+		      DM_ATTR_SVC_ENTRIES, 1 << 16 | 1, DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
+	expect_status("ServiceEntries 2, 0-0 (empty slot)", 1, DM_METHOD_GET,
+		      DM_ATTR_SVC_ENTRIES, 2 << 16, DM_METHOD_GET_RESP, DM_ST_NO_IOC);
+	expect_status("ServiceEntries 17, 0-0", 1, DM_METHOD_GET,
+		      DM_ATTR_SVC_ENTRIES, 17 << 16, DM_METHOD_GET_RESP, DM_ST_INVALID_FIELD);
 
-	expect_status("Set IOUnitInfo", 1, METHOD_SET, ATTR_IOU_INFO, 0,
-		      METHOD_GET_RESP, ST_UNSUP_METHOD_ATTR);
-	expect_status("Get attribute 0x0099", 1, METHOD_GET, 0x0099, 0,
-		      METHOD_GET_RESP, ST_UNSUP_METHOD_ATTR);
-	expect_status("method 0x14 (not in the DM class)", 1, 0x14, ATTR_IOU_INFO, 0,
-		      0x94, ST_UNSUP_METHOD);
+	expect_status("Set IOUnitInfo", 1, DM_METHOD_SET, DM_ATTR_IOU_INFO, 0,
+		      DM_METHOD_GET_RESP, DM_ST_UNSUP_METHOD_ATTR);
+	expect_status("Get attribute 0x0099", 1, DM_METHOD_GET, 0x0099, 0,
+		      DM_METHOD_GET_RESP, DM_ST_UNSUP_METHOD_ATTR);
+	expect_status("method 0x14 (not in the DM class)", 1, 0x14, DM_ATTR_IOU_INFO, 0,
+		      0x94, DM_ST_UNSUP_METHOD);
 	/* No agent serves class version 2: ib_mad itself answers a Get. */
-	expect_status("Get IOUnitInfo, class version 2", 2, METHOD_GET, ATTR_IOU_INFO, 0,
-		      METHOD_GET_RESP, ST_UNSUP_METHOD_ATTR);
+	expect_status("Get IOUnitInfo, class version 2", 2, DM_METHOD_GET, DM_ATTR_IOU_INFO, 0,
+		      DM_METHOD_GET_RESP, DM_ST_UNSUP_METHOD_ATTR);
 out:
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
