@@ -9,6 +9,7 @@
  *   commands.c     junk IUs, SRP_T_LOGOUT, failing and flaky backstores
  *   tmf.c          task management (busy LUN, slow backstore)
  *   stress.c       QP teardown, login storms, full send queue, bad rkeys
+ *   initiators.c   iPXE's, ESXi's and WinOF's logins and first I/O
  * The SRP wire format itself is srp_wire.h.
  */
 #ifndef HOSTILE_H
@@ -255,5 +256,10 @@ void sq_restore(void);
 int case_sq_full_tmf_badcmd(void);
 int case_qp_error_bad_rkey(void);
 int case_qp_error_bad_rkey_read(void);
+
+/* initiators.c */
+int case_initiator_ipxe(void);
+int case_initiator_esxi(void);
+int case_initiator_winof(void);
 
 #endif /* HOSTILE_H */
