@@ -8,6 +8,8 @@
 #    blocks through direct descriptors, identical data, then a DREQ from the
 #    initiator answered by a DREP; the target's channel is released (through
 #    its TimeWait) and the ACL shows no session;
+#  - the same with an MRA answering the REP and the RTU 1.5 s later, as the
+#    Windows (WinOF) initiator logs in;
 #  - a wrong target port ID: REJ with SRP_LOGIN_REJ 0x00010003;
 #  - logged in, then the ACL removed: the target sends SRP_T_LOGOUT, then
 #    the DREQ;
@@ -83,6 +85,11 @@ mark=$(dmesg | wc -l)
 ibcm io || die "IB CM login, I/O and DREQ (above)"
 released
 log "ok: login, write, read back and initiator DREQ over the IB CM; channel released"
+
+mark=$(dmesg | wc -l)
+ibcm mra || die "IB CM login with an MRA before the RTU (WinOF), I/O and DREQ (above)"
+released
+log "ok: an MRA before the RTU (as WinOF sends it), then I/O; channel released"
 
 mark=$(dmesg | wc -l)
 ibcm reject tport="${guid}ffffffffffffffff" reason=0x10003 ||

@@ -18,6 +18,12 @@
  *   reject      log in and expect a consumer-defined REJ carrying an
  *               SRP_LOGIN_REJ with reason @reason
  *   no-listener log in and expect the IB CM's own REJ "invalid service ID"
+ *   mra         as io, but answer the REP with an MRA and send the RTU
+ *               later, as the Windows (WinOF) SRP initiator does: on
+ *               kernels with ib_send_cm_mra() the MRA goes at once and the
+ *               RTU 1.5 s later; newer kernels send an MRA only for a
+ *               duplicate, so the RTU waits 6 s, past the target's REP
+ *               timeout (4.3 s), and the CM answers the resent REP with it
  *
  * RoCE only: the path is built from GID index 0 of port 1 and that
  * netdev's MAC address, so the destination must be on the same device
@@ -48,7 +54,7 @@ module_param(tport, charp, 0444);
 module_param(iext, charp, 0444);
 module_param(mode, charp, 0444);
 module_param(reason, uint, 0444);
-MODULE_PARM_DESC(mode, "io, target-dreq, reject or no-listener");
+MODULE_PARM_DESC(mode, "io, target-dreq, reject, no-listener or mra");
 
 #define IU_SIZE		512
 #define DATA_SIZE	4096
@@ -332,6 +338,22 @@ static int login(void)
 	if (t.cm_event != IB_CM_REP_RECEIVED)
 		return 1;	/* the caller reads the REJ */
 
+	if (!strcmp(mode, "mra")) {
+#ifdef SRPT_IBCM_SEND_MRA
+		/* "Wait for me": 4.096 us << 20, about 4 s, then the RTU anyway. */
+		ret = ib_send_cm_mra(t.cm_id, 20, NULL, 0);
+		step(ret == 0, "MRA sent after the REP (%d)", ret);
+		if (ret)
+			return ret;
+		msleep(1500);
+#else
+		ret = ib_prepare_cm_mra(t.cm_id);
+		step(ret == 0, "MRA prepared for a resent REP (%d)", ret);
+		if (ret)
+			return ret;
+		msleep(6000);
+#endif
+	}
 	ret = modify_qp(IB_QPS_RTR);
 	for (i = 0; !ret && i < NRECV; i++)
 		ret = post_recv(&t.rsp[i]);
