@@ -175,7 +175,7 @@ run_tier() { # name command...
 
 E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
 # dm-mad and ib-cm run on 6.1 and the debug kernel: not again here.
-E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,t10-pi,pr-fence,netns,deb,trace,alua,portals
+E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,t10-pi,pr-fence,netns,deb,trace,alua,portals,rtslib-patches
 # Fault 08 (multipath failover) is left to make hostile: soft-RoCE
 # sometimes moves rxe1's GSI QP to the error state for good across
 # the link flap, and ib_srp's reconnect then hangs in the kernel.
