@@ -48,7 +48,11 @@ TG=$SRPT_CFS/$gcolon/tpgt_1
 tc /backstores/fileio create name=rp file_or_dev=/tmp/lun-rp.img size=17M write_back=false
 printf '%s\n' "/srpt create ib.$gid" "/srpt create ib.$guid" | tcs
 [ -d "$TG" ] || die "no GUID-named target port $gcolon in configfs"
+# targetcli enabled the TPG (auto_enable_tpgt); LIO takes an rtpi only while
+# a TPG is disabled, which is also how restoreconfig must write it.
+echo 0 >"$T/enable"
 echo 0x21 >"$T/rtpi" || die "rtpi 0x21 refused"
+echo 1 >"$T/enable"
 echo "$PORT_CM" >"$SRPT_CFS/discovery_auth/rdma_cm_port" || die "rdma_cm_port $PORT_CM refused"
 printf '%s\n' "/srpt/ib.$gid/luns create /backstores/fileio/rp" \
 	"/srpt/ib.$gid/acls create ib.$ipid" \
