@@ -144,10 +144,15 @@ int dm_transact(struct dm_port *p, const uint8_t dgid[16], uint8_t class_version
 	rq.hdr.retries = 1;
 	rq.hdr.qpn = htobe32(1);
 	rq.hdr.qkey = htobe32(GSI_QKEY);
-	rq.hdr.grh_present = 1;
-	rq.hdr.gid_index = p->sgid_index;
-	rq.hdr.hop_limit = 64;
-	memcpy(rq.hdr.gid, dgid, 16);
+	if (p->dlid) {
+		/* Within an InfiniBand subnet: routed by LID, no GRH. */
+		rq.hdr.lid = htobe16(p->dlid);
+	} else {
+		rq.hdr.grh_present = 1;
+		rq.hdr.gid_index = p->sgid_index;
+		rq.hdr.hop_limit = 64;
+		memcpy(rq.hdr.gid, dgid, 16);
+	}
 	rq.mad.base_version = 1;
 	rq.mad.mgmt_class = DM_CLASS;
 	rq.mad.class_version = class_version;

@@ -37,6 +37,7 @@ struct dm_port {
 	int fd;
 	int agent_id;
 	int sgid_index;		/* the source GID of requests (RoCE: its family) */
+	uint16_t dlid;		/* InfiniBand: the target port's LID; 0: GRH only (RoCE) */
 	unsigned int timeout_ms;	/* per try; the umad core retries once */
 	uint32_t tid;
 };

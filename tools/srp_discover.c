@@ -27,7 +27,7 @@
 #define ENTRIES_PER_MAD		4
 
 static const char *prog = "srp-discover";
-static int verbose;
+static int verbose, no_agent;
 
 struct local_port {
 	char ibdev[256];
@@ -40,11 +40,12 @@ struct local_port {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-d IBDEV] [-p PORT] [-P RDMA_CM_PORT] [-c] [-v] [-t MS] TARGET\n"
+		"usage: %s [-d IBDEV] [-p PORT] [-P RDMA_CM_PORT] [-l LID] [-c] [-v] [-t MS] TARGET\n"
 		"  TARGET  the target port's GID: an IPv4 or IPv6 address on RoCE,\n"
 		"          or 32 hex digits, 0x optional (a configfs target port name)\n"
 		"  -d, -p  the local HCA and port to ask from (default: every active port)\n"
 		"  -P      the target's RDMA/CM port: dest= lines (RoCE)\n"
+		"  -l      InfiniBand: the target port's LID (required there; e.g. from saquery)\n"
 		"  -c      IB CM lines (dgid=, pkey=, service_id=), as ibsrpdm -c prints\n"
 		"  -v      the I/O controller profiles, as comments on standard error\n"
 		"  -t      the reply timeout per try in milliseconds (default 1000)\n",
@@ -129,7 +130,7 @@ static int pick_sgid(const char *ibdev, int port, const uint8_t *dgid, char *nde
  * device and, on RoCE, a source GID of the target's family. 0 or -1.
  */
 static int open_port(struct dm_port *p, struct local_port *lp, const uint8_t *dgid,
-		     unsigned int timeout_ms)
+		     unsigned int timeout_ms, uint16_t dlid)
 {
 	char buf[64];
 
@@ -151,6 +152,8 @@ static int open_port(struct dm_port *p, struct local_port *lp, const uint8_t *dg
 		return -1;
 	}
 	p->timeout_ms = timeout_ms;
+	if (!lp->roce)
+		p->dlid = dlid;
 	if (lp->roce) {
 		p->sgid_index = pick_sgid(lp->ibdev, lp->port, dgid, lp->ndev, sizeof(lp->ndev));
 		if (p->sgid_index < 0) {
@@ -271,6 +274,7 @@ static int discover(struct dm_port *p, const struct local_port *lp, const uint8_
 	if (st) {
 		fprintf(stderr, "%s: no Device Management agent there (IOUnitInfo status 0x%04x)\n",
 			prog, st);
+		no_agent = 1;
 		return 0;
 	}
 	max = r.data[2] < MAX_SLOTS ? r.data[2] : MAX_SLOTS;
@@ -289,6 +293,8 @@ int main(int argc, char **argv)
 {
 	const char *ibdev = NULL;
 	int port = 0, rdma_cm_port = 0, ib_cm = 0, opt, n = -1, p;
+	unsigned long dlid = 0;
+	int missing = 0;
 	unsigned int timeout_ms = 1000;
 	struct local_port lp;
 	struct dm_port dp;
@@ -296,11 +302,12 @@ int main(int argc, char **argv)
 	struct dirent *e;
 	DIR *dir;
 
-	while ((opt = getopt(argc, argv, "d:p:P:cvt:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:P:l:cvt:h")) != -1) {
 		switch (opt) {
 		case 'd': ibdev = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'P': rdma_cm_port = atoi(optarg); break;
+		case 'l': dlid = strtoul(optarg, NULL, 0); break;
 		case 'c': ib_cm = 1; break;
 		case 'v': verbose = 1; break;
 		case 't': timeout_ms = strtoul(optarg, NULL, 0); break;
@@ -309,7 +316,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || parse_target(argv[optind], dgid) ||
 	    (rdma_cm_port && ib_cm) || rdma_cm_port < 0 || rdma_cm_port > 65535 ||
-	    port < 0 || !timeout_ms)
+	    port < 0 || !timeout_ms || dlid > 0xbfff)
 		usage();
 
 	dir = opendir("/sys/class/infiniband");
@@ -328,15 +335,17 @@ int main(int argc, char **argv)
 			lp.port = p;
 			if (dm_sysfs_read(lp.ibdev, p, "state", buf, sizeof(buf)))
 				break;	/* no such port: the device's last was p - 1 */
-			if (open_port(&dp, &lp, dgid, timeout_ms))
+			if (open_port(&dp, &lp, dgid, timeout_ms, dlid))
 				continue;
-			if (lp.roce && !rdma_cm_port && !ib_cm) {
-				fprintf(stderr,
-					"%s: %s port %d is RoCE, where ib_srp logs in through the RDMA/CM: give the target's RDMA/CM port with -P (or -c for IB CM lines)\n",
-					prog, lp.ibdev, p);
+			/* What the port needs that the command line lacks. */
+			if ((lp.roce && !rdma_cm_port && !ib_cm) || (!lp.roce && !dlid)) {
+				fprintf(stderr, "%s: %s port %d: %s\n", prog, lp.ibdev, p,
+					lp.roce ?
+					"RoCE, where ib_srp logs in through the RDMA/CM: give the target's RDMA/CM port with -P (or -c for IB CM lines)" :
+					"InfiniBand, where MADs go by LID: give the target port's LID with -l (saquery, ibaddr)");
+				missing = 1;
 				dm_close(&dp);
-				closedir(dir);
-				return 2;
+				continue;
 			}
 			/* InfiniBand: IB CM lines, whatever -P says. */
 			if (verbose)
@@ -347,10 +356,12 @@ int main(int argc, char **argv)
 		}
 	}
 	closedir(dir);
+	if (n < 0 && missing)
+		return 2;
 	if (n < 0)
 		fprintf(stderr, "%s: no Device Management agent answered from %s%s\n", prog,
 			ibdev ? ibdev : "any active port", ibdev ? "" : " (is ib_umad loaded?)");
-	else if (!n)
+	else if (!n && !no_agent)
 		fprintf(stderr, "%s: the target offers no SRP service\n", prog);
 	return n > 0 ? 0 : 1;
 }
