@@ -253,10 +253,19 @@ kill_qemu() {
 # Stopping vm.sh (Ctrl-C, or a runner above it killed) stops its QEMU too:
 # timeout puts QEMU in a process group of its own, out of the signal's reach.
 trap 'say "stopped: killing QEMU"; kill_qemu; exit 130' INT TERM HUP
+# Whoever started vm.sh (a runner, make): when it is gone (killed alone,
+# e.g. pkill of e2e.sh), nobody waits for this guest any more.
+vm_parent=$PPID
+parent_gone() { [ "$vm_parent" != 1 ] && ! kill -0 "$vm_parent" 2>/dev/null; }
 watchdog() { # start-time
 	local t_up= now last
 	while sleep 5; do
 		now=$(date +%s)
+		if parent_gone; then
+			echo "orphaned: vm.sh's parent (pid $vm_parent) is gone" >"$out/.watchdog"
+			kill_qemu
+			return
+		fi
 		if [ -z "$t_up" ]; then
 			if grep -aq '^## guest: up' "$out/console.log" 2>/dev/null; then
 				t_up=$now
