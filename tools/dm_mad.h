@@ -49,8 +49,19 @@ int dm_transact(struct dm_port *p, const uint8_t dgid[16], uint8_t class_version
 		struct dm_mad *rsp);
 int dm_sysfs_read(const char *ibdev, int port, const char *what, char *buf, int len);
 
-static inline uint16_t dm_be16(const uint8_t *p) { return p[0] << 8 | p[1]; }
-static inline uint32_t dm_be32(const uint8_t *p) { return (uint32_t)dm_be16(p) << 16 | dm_be16(p + 2); }
-static inline uint64_t dm_be64(const uint8_t *p) { return (uint64_t)dm_be32(p) << 32 | dm_be32(p + 4); }
+static inline uint16_t dm_be16(const uint8_t *p)
+{
+	return p[0] << 8 | p[1];
+}
+
+static inline uint32_t dm_be32(const uint8_t *p)
+{
+	return (uint32_t)dm_be16(p) << 16 | dm_be16(p + 2);
+}
+
+static inline uint64_t dm_be64(const uint8_t *p)
+{
+	return (uint64_t)dm_be32(p) << 32 | dm_be32(p + 4);
+}
 
 #endif

@@ -27,6 +27,10 @@
 #define ENTRIES_PER_MAD		4
 
 static const char *prog = "srp-discover";
+static const char need_port[] =
+	"RoCE, where ib_srp logs in through the RDMA/CM: give the target's RDMA/CM port with -P (or -c for IB CM lines)";
+static const char need_lid[] =
+	"InfiniBand, where MADs go by LID: give the target port's LID with -l (saquery, ibaddr)";
 static int verbose, no_agent;
 
 struct local_port {
@@ -61,7 +65,8 @@ static int parse_target(const char *s, uint8_t gid[16])
 
 	if (inet_pton(AF_INET, s, &a4) == 1) {
 		memset(gid, 0, 10);
-		gid[10] = gid[11] = 0xff;
+		gid[10] = 0xff;
+		gid[11] = 0xff;
 		memcpy(gid + 12, &a4, 4);
 		return 0;
 	}
@@ -96,6 +101,7 @@ static int link_local(const uint8_t *g)
  */
 static int pick_sgid(const char *ibdev, int port, const uint8_t *dgid, char *ndev, int len)
 {
+	static const uint8_t zero[16];
 	char what[64], buf[128];
 	uint8_t g[16];
 	int i, best = -1, best_score = 0, score;
@@ -104,7 +110,7 @@ static int pick_sgid(const char *ibdev, int port, const uint8_t *dgid, char *nde
 		snprintf(what, sizeof(what), "gids/%d", i);
 		if (dm_sysfs_read(ibdev, port, what, buf, sizeof(buf)))
 			break;
-		if (inet_pton(AF_INET6, buf, g) != 1 || !memcmp(g, (uint8_t[16]){ 0 }, 16))
+		if (inet_pton(AF_INET6, buf, g) != 1 || !memcmp(g, zero, 16))
 			continue;
 		if (v4_mapped(g) != v4_mapped(dgid) || link_local(g) != link_local(dgid))
 			continue;
@@ -304,14 +310,29 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "d:p:P:l:cvt:h")) != -1) {
 		switch (opt) {
-		case 'd': ibdev = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'P': rdma_cm_port = atoi(optarg); break;
-		case 'l': dlid = strtoul(optarg, NULL, 0); break;
-		case 'c': ib_cm = 1; break;
-		case 'v': verbose = 1; break;
-		case 't': timeout_ms = strtoul(optarg, NULL, 0); break;
-		default: usage();
+		case 'd':
+			ibdev = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'P':
+			rdma_cm_port = atoi(optarg);
+			break;
+		case 'l':
+			dlid = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			ib_cm = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 't':
+			timeout_ms = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc - 1 || parse_target(argv[optind], dgid) ||
@@ -340,9 +361,7 @@ int main(int argc, char **argv)
 			/* What the port needs that the command line lacks. */
 			if ((lp.roce && !rdma_cm_port && !ib_cm) || (!lp.roce && !dlid)) {
 				fprintf(stderr, "%s: %s port %d: %s\n", prog, lp.ibdev, p,
-					lp.roce ?
-					"RoCE, where ib_srp logs in through the RDMA/CM: give the target's RDMA/CM port with -P (or -c for IB CM lines)" :
-					"InfiniBand, where MADs go by LID: give the target port's LID with -l (saquery, ibaddr)");
+					lp.roce ? need_port : need_lid);
 				missing = 1;
 				dm_close(&dp);
 				continue;
