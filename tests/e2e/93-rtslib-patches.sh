@@ -4,7 +4,8 @@
 # rtslib_fb in the guest (PYTHONPATH; nothing outside /tmp changes), and
 # everything they add driven through targetcli:
 #  - a GID-named and a GUID-named target port (hhhh:hhhh:hhhh:hhhh), a LUN,
-#    ACLs (a port ID; a port GUID on the GUID-named port), a network portal
+#    ACLs (a port ID; a port GUID and an IPv6 address on the GUID-named
+#    port), a network portal
 #    on [fd00::1]:5556 made with `portals create`, the relative target port
 #    ID 0x21 and the RDMA/CM port 5557 (written in configfs: targetcli has
 #    no command for them);
@@ -42,6 +43,7 @@ guid=${gid:16:16}
 gcolon=$(echo "$guid" | sed -E 's/(....)/\1:/g; s/:$//')
 ipid=0000000000000000$(node_guid_hex)
 iguid=0002c9030000abcd
+IPACL=fd00::2
 PORT_NP=5556 PORT_CM=5557
 T=$SRPT_CFS/0x$gid/tpgt_1
 TG=$SRPT_CFS/$gcolon/tpgt_1
@@ -57,18 +59,20 @@ echo "$PORT_CM" >"$SRPT_CFS/discovery_auth/rdma_cm_port" || die "rdma_cm_port $P
 printf '%s\n' "/srpt/ib.$gid/luns create /backstores/fileio/rp" \
 	"/srpt/ib.$gid/acls create ib.$ipid" \
 	"/srpt/ib.$gid/portals create ip_address=$TARGET_ADDR ip_port=$PORT_NP" \
-	"/srpt/ib.$guid/acls create ib.$iguid" "ls /srpt" | tcs
+	"/srpt/ib.$guid/acls create ib.$iguid" "/srpt/ib.$guid/acls create $IPACL" "ls /srpt" | tcs
 [ -d "$T/np/[$TARGET_ADDR]:$PORT_NP" ] || die "portals create made no portal in configfs"
 [ -d "$TG/acls/$(echo "$iguid" | sed -E 's/(....)/\1:/g; s/:$//')" ] ||
 	die "the GUID ACL is not in configfs: $(ls "$TG/acls")"
 grep -q "\[$TARGET_ADDR\]:$PORT_NP" /tmp/tcs.out || die "targetcli ls does not show the portal"
 grep -q "ib.$guid" /tmp/tcs.out || die "targetcli ls does not show the GUID-named port"
 grep -q "ib.$iguid" /tmp/tcs.out || die "targetcli ls does not show the GUID ACL"
+[ -d "$TG/acls/$IPACL" ] || die "the IP ACL $IPACL is not in configfs"
+grep -q "$IPACL" /tmp/tcs.out || die "targetcli ls does not show the IP ACL"
 
 tc saveconfig /tmp/rp.json
-python3 - "$gid" "$guid" "$TARGET_ADDR" "$PORT_NP" "$PORT_CM" "$iguid" <<'PY' || die "saveconfig misses something (above)"
+python3 - "$gid" "$guid" "$TARGET_ADDR" "$PORT_NP" "$PORT_CM" "$iguid" "$IPACL" <<'PY' || die "saveconfig misses something (above)"
 import json, sys
-gid, guid, addr, np, cm, iguid = sys.argv[1:]
+gid, guid, addr, np, cm, iguid, ipacl = sys.argv[1:]
 c = json.load(open("/tmp/rp.json"))
 t = {x["wwn"]: x for x in c["targets"] if x["fabric"] == "srpt"}
 bad = []
@@ -78,15 +82,15 @@ if not g or [(p["ip_address"], p["port"]) for p in g["tpgs"][0].get("portals", [
 if not g or g["tpgs"][0].get("rtpi") != 0x21:
     bad.append("rtpi 0x21")
 u = t.get("ib." + guid)
-if not u or [a["node_wwn"] for a in u["tpgs"][0]["node_acls"]] != ["ib." + iguid]:
-    bad.append("the GUID-named port with its ACL")
+if not u or sorted(a["node_wwn"] for a in u["tpgs"][0]["node_acls"]) != sorted(["ib." + iguid, ipacl]):
+    bad.append("the GUID-named port with its GUID and IP ACLs")
 if {"name": "srpt", "rdma_cm_port": int(cm)} not in c.get("fabric_modules", []):
     bad.append("rdma_cm_port %s" % cm)
 for b in bad:
     print("saveconfig: no", b)
 sys.exit(1 if bad else 0)
 PY
-log "ok: saveconfig has the portal, rtpi, the GUID-named port and its ACL, rdma_cm_port"
+log "ok: saveconfig has the portal, rtpi, the GUID-named port and its ACLs, rdma_cm_port"
 tc clearconfig confirm=True
 [ -z "$(ls -d "$SRPT_CFS"/0x* "$SRPT_CFS"/*:* 2>/dev/null)" ] || die "clearconfig left $(ls "$SRPT_CFS")"
 echo 0 >"$SRPT_CFS/discovery_auth/rdma_cm_port"
@@ -96,7 +100,8 @@ tc restoreconfig /tmp/rp.json
 expect_eq "rdma_cm_port after restoreconfig" "$(cat "$SRPT_CFS/discovery_auth/rdma_cm_port")" "$PORT_CM"
 expect_eq "rtpi after restoreconfig" "$(cat "$T/rtpi")" 0x21
 [ -d "$T/np/[$TARGET_ADDR]:$PORT_NP" ] || die "restoreconfig did not bring the portal back"
-[ -d "$TG/acls" ] && [ -n "$(ls "$TG/acls")" ] || die "restoreconfig did not bring the GUID-named port and its ACL back"
+[ -d "$TG/acls/$(echo "$iguid" | sed -E 's/(....)/\1:/g; s/:$//')" ] && [ -d "$TG/acls/$IPACL" ] ||
+	die "restoreconfig did not bring the GUID-named port and its two ACLs back"
 RDMA_CM_PORT=$PORT_NP srp_login
 disk=$(srp_disk 0)
 fio_verify "$disk" 4k randwrite 4M 8
