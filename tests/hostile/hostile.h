@@ -177,6 +177,7 @@ int send_rw10(struct conn *c, uint64_t tag, bool write, uint32_t lba, uint16_t b
 int expect_logout(struct conn *c, uint32_t reason, const char *after);	/* commands.c */
 void bad_total_overflow(struct conn *c, struct badcmd *b, uint64_t tag);	/* descriptors.c */
 int busy_fill(struct conn *c, uint64_t tag0, int n);	/* tmf.c */
+int replaced_by_single(struct conn *old, const struct conn *nw, const char *who);	/* login.c */
 
 /* ------------------------------------------------------------------------ */
 /* the cases, by file */

@@ -202,6 +202,25 @@ int case_login_short_rdma_pdata(void)
  * commands is answered twice, its QP goes, and the new channel serves an
  * INQUIRY.
  */
+/*
+ * @nw, a single-channel login with the port IDs of @old, must report the
+ * existing channels terminated, and @old must be disconnected within 15 s.
+ */
+int replaced_by_single(struct conn *old, const struct conn *nw, const char *who)
+{
+	int k;
+
+	if ((nw->rsp_flags & 3) != 1)
+		return fail("%s: multi-channel result %u, expected 1 (existing channels terminated)",
+			    who, nw->rsp_flags & 3);
+	for (k = 0; k < 60 && !old->disconnected && !old->broken; k++)
+		pump(old, 250);
+	if (!old->disconnected)
+		return fail("%s: 15 s after it the old channel of the same port ID is still connected (%s)",
+			    who, conn_state(old));
+	return 0;
+}
+
 int case_login_single_replaces_busy(void)
 {
 	struct conn a, b;
@@ -230,21 +249,13 @@ int case_login_single_replaces_busy(void)
 		conn_free(&b);
 		return 1;
 	}
-	r = 0;
-	if ((b.rsp_flags & 3) != 1)
-		r = fail("the replacing login's multi-channel result is %u, expected 1 (existing channels terminated)",
-			 b.rsp_flags & 3);
 	/*
 	 * The target closes the old channel; its SRP_T_LOGOUT goes first but
 	 * the close does not wait for it longer than a grace period, so on a
 	 * busy (or slow) channel the disconnect may come alone. A logout that
 	 * does come must name the reason.
 	 */
-	for (k = 0; !r && k < 60 && !a.disconnected && !a.broken; k++)
-		pump(&a, 250);
-	if (!r && !a.disconnected)
-		r = fail("15 s after a single-channel login of the same port ID the old channel is still connected (%s)",
-			 conn_state(&a));
+	r = replaced_by_single(&a, &b, "single-channel login");
 	for (k = 0; !r && k < a.nrx; k++)
 		if (a.rxq[k].d[0] == SRP_T_LOGOUT &&
 		    be32toh(*(const uint32_t *)(a.rxq[k].d + 4)) != 0x04)
