@@ -113,6 +113,16 @@ siw_load() {
 	insmod "$SIW_KO" || die "insmod $SIW_KO"
 }
 
+# veth_pair A B: a new veth pair A/B, both ends up. A scenario that deleted
+# the RDMA device on A (92-portals does) leaves A behind with its addresses:
+# a stale pair goes first, so the next device starts from a clean netdev.
+veth_pair() {
+	/usr/sbin/ip link delete "$1" 2>/dev/null
+	/usr/sbin/ip link add "$1" type veth peer name "$2" || die "veth $1" || return 1
+	/usr/sbin/ip link set "$1" up
+	/usr/sbin/ip link set "$2" up
+}
+
 # siw_setup: soft-iWARP device $RXE on veth v0 with IPv4 addresses on both
 # ends of the pair.
 siw_setup() {
@@ -121,9 +131,7 @@ siw_setup() {
 	siw_load || return 1
 	modprobe -a ib_uverbs rdma_ucm 2>/dev/null || true
 	/usr/sbin/ip link set lo up
-	/usr/sbin/ip link add v0 type veth peer name v1 || die "veth" || return 1
-	/usr/sbin/ip link set v0 up
-	/usr/sbin/ip link set v1 up
+	veth_pair v0 v1 || return 1
 	/usr/sbin/ip -4 addr add "$TARGET_ADDR/24" dev v0 || die "address $TARGET_ADDR" || return 1
 	/usr/sbin/ip -4 addr add "$PEER_ADDR/24" dev v1 || die "address $PEER_ADDR" || return 1
 	/usr/bin/rdma link add "$RXE" type siw netdev v0 || die "rdma link add $RXE type siw" || return 1
@@ -165,9 +173,7 @@ rxe_setup() {
 	modprobe -a rdma_rxe veth || die "modprobe rdma_rxe veth" || return 1
 	modprobe -q crc32_generic 2>/dev/null || true
 	modprobe -a ib_uverbs rdma_ucm 2>/dev/null || true
-	/usr/sbin/ip link add v0 type veth peer name v1 || die "veth" || return 1
-	/usr/sbin/ip link set v0 up
-	/usr/sbin/ip link set v1 up
+	veth_pair v0 v1 || return 1
 	/usr/sbin/ip -6 addr add "$TARGET_ADDR/64" dev v0 nodad
 	/usr/bin/rdma link add "$RXE" type rxe netdev v0 || die "rdma link add" || return 1
 	wait_for 20 rxe_port_active || die "$RXE port not ACTIVE" || return 1
@@ -183,9 +189,7 @@ rxe_setup() {
 rxe_add() {
 	local dev=$1 nd=$2 addr=$3
 	modprobe -a rdma_rxe veth || die "modprobe rdma_rxe veth" || return 1
-	/usr/sbin/ip link add "$nd" type veth peer name "$nd-p" || die "veth $nd" || return 1
-	/usr/sbin/ip link set "$nd" up
-	/usr/sbin/ip link set "$nd-p" up
+	veth_pair "$nd" "$nd-p" || return 1
 	/usr/sbin/ip -6 addr add "$addr/64" dev "$nd" nodad || die "address $addr" || return 1
 	/usr/bin/rdma link add "$dev" type rxe netdev "$nd" || die "rdma link add $dev" || return 1
 	wait_for 20 grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ||
