@@ -169,9 +169,9 @@ static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
 /*
  * srpt_wq runs the control work (ports, channel close and release, credit
- * and logout timers); srpt_io_wq the data path's iu_work and xfer_work.
- * The release flushes xfer_work: on the same WQ_MEM_RECLAIM queue its
- * rescuer could wait for itself.
+ * and logout timers); srpt_io_wq the data path's io.iu_work and
+ * io.xfer_work. The release flushes io.xfer_work: on the same
+ * WQ_MEM_RECLAIM queue its rescuer could wait for itself.
  */
 static struct workqueue_struct *srpt_wq;
 static struct workqueue_struct *srpt_io_wq;
@@ -307,7 +307,7 @@ static u64 srpt_ch_bytes_in(const struct srpt_rdma_ch *ch)
  * srpt_credits_held() - credits the initiator holds.
  * @ch: channel.
  *
- * All granted (&srpt_rdma_ch.cred_granted) less all taken (&struct
+ * All granted (&srpt_rdma_ch.cred.granted) less all taken (&struct
  * srpt_ch_stats.credits_taken), in 32 bits: the counts wrap, the
  * difference never exceeds rq_size.
  *
@@ -315,7 +315,7 @@ static u64 srpt_ch_bytes_in(const struct srpt_rdma_ch *ch)
  */
 static inline s32 srpt_credits_held(const struct srpt_rdma_ch *ch)
 {
-	return (s32)((u32)atomic_read(&ch->cred_granted) -
+	return (s32)((u32)atomic_read(&ch->cred.granted) -
 		     (u32)READ_ONCE(ch->stats.credits_taken));
 }
 
@@ -328,7 +328,7 @@ static s64 srpt_ch_credits_returned(const struct srpt_rdma_ch *ch)
 {
 	s64 taken = READ_ONCE(ch->stats.credits_taken);
 
-	return srpt_credits_held(ch) - (s64)ch->rq_size + taken;
+	return srpt_credits_held(ch) - (s64)ch->lim.rq_size + taken;
 }
 
 /**
@@ -411,14 +411,14 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 
 	switch (event->event) {
 	case IB_EVENT_COMM_EST:
-		if (ch->using_rdma_cm)
+		if (ch->lim.using_rdma_cm)
 			rdma_notify(ch->rdma_cm.cm_id, event->event);
 		else
 			ib_cm_notify(ch->ib_cm.cm_id, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		srpt_ch_debug(ch, "last WQE reached\n");
-		complete(&ch->last_wqe);
+		complete(&ch->end.last_wqe);
 		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
@@ -1013,7 +1013,7 @@ static inline int srpt_post_recv(struct srpt_device *sdev,
 				 struct srpt_rdma_ch *ch,
 				 struct srpt_recv_ioctx *ioctx)
 {
-	u32 len = ch ? ch->recv_len : srp_max_req_size;
+	u32 len = ch ? ch->lim.recv_len : srp_max_req_size;
 	int ret;
 
 	/* Built at the first post; a repost only syncs and posts. */
@@ -1030,7 +1030,7 @@ static inline int srpt_post_recv(struct srpt_device *sdev,
 	ib_dma_sync_single_for_device(sdev->device, ioctx->sge.addr, len,
 				      DMA_FROM_DEVICE);
 
-	if (ch && !ch->use_srq)
+	if (ch && !ch->lim.use_srq)
 		return ib_post_recv(ch->qp, &ioctx->wr, NULL);
 	ret = ib_post_srq_recv(sdev->srq, &ioctx->wr, NULL);
 	if (!ret)
@@ -1051,13 +1051,13 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.next		= NULL,
-			{ .wr_cqe	= &ch->zw_cqe, },
+			{ .wr_cqe	= &ch->end.zw_cqe, },
 			.opcode		= IB_WR_RDMA_WRITE,
 			.send_flags	= IB_SEND_SIGNALED,
 		}
 	};
 
-	ch->zw_cqe.done = srpt_zerolength_write_done;
+	ch->end.zw_cqe.done = srpt_zerolength_write_done;
 	return ib_post_send(ch->qp, &wr.wr, NULL);
 }
 
@@ -1088,7 +1088,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 
 	if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
-		queue_work(srpt_wq, &ch->release_work);
+		queue_work(srpt_wq, &ch->end.release_work);
 	else
 		srpt_ch_err(ch, "drain completion in state %s\n",
 			    srpt_ch_state_name(ch->state));
@@ -1286,23 +1286,23 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 
 /*
  * The free send contexts of a channel, without its lock. The receive side
- * is their only consumer (srpt_recv_done(), or &srpt_rdma_ch.iu_work while
- * &srpt_rdma_ch.processing_wait_list hands it the IUs; the flag is stored
+ * is their only consumer (srpt_recv_done(), or &srpt_rdma_ch.io.iu_work while
+ * &srpt_rdma_ch.io.processing_wait_list hands it the IUs; the flag is stored
  * with release and loaded with acquire at each hand-over): it pops from
- * &srpt_rdma_ch.free_own, which nothing else touches, and takes over
- * &srpt_rdma_ch.free_ret whole when that is empty. Contexts come back from
- * any context onto free_ret. One locked instruction each way.
+ * &srpt_rdma_ch.io.free_own, which nothing else touches, and takes over
+ * &srpt_rdma_ch.io.free_ret whole when that is empty. Contexts come back from
+ * any context onto io.free_ret. One locked instruction each way.
  */
 static struct srpt_send_ioctx *srpt_pool_get(struct srpt_rdma_ch *ch)
 {
-	struct llist_node *n = ch->free_own;
+	struct llist_node *n = ch->io.free_own;
 
 	if (unlikely(!n)) {
-		n = llist_del_all(&ch->free_ret);
+		n = llist_del_all(&ch->io.free_ret);
 		if (!n)
 			return NULL;
 	}
-	ch->free_own = n->next;
+	ch->io.free_own = n->next;
 	return llist_entry(n, struct srpt_send_ioctx, free_node);
 }
 
@@ -1310,7 +1310,7 @@ static struct srpt_send_ioctx *srpt_pool_get(struct srpt_rdma_ch *ch)
 static void srpt_pool_put(struct srpt_rdma_ch *ch,
 			  struct srpt_send_ioctx *ioctx)
 {
-	llist_add(&ioctx->free_node, &ch->free_ret);
+	llist_add(&ioctx->free_node, &ch->io.free_ret);
 }
 
 /**
@@ -1357,7 +1357,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
  * @ioctx: context.
  *
  * Any context: restarting IUs that wait for a context is left to
- * &srpt_rdma_ch.iu_work.
+ * &srpt_rdma_ch.io.iu_work.
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
@@ -1367,10 +1367,10 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	/*
 	 * An IU inside its credits may be waiting for exactly this context.
 	 * The push is fully ordered, and so is srpt_wait_for_ioctx()'s flag
-	 * store against its look at free_ret: one of the two sees the other.
+	 * store against its look at io.free_ret: one of the two sees the other.
 	 */
-	if (unlikely(smp_load_acquire(&ch->processing_wait_list)))
-		queue_work(srpt_io_wq, &ch->iu_work);
+	if (unlikely(smp_load_acquire(&ch->io.processing_wait_list)))
+		queue_work(srpt_io_wq, &ch->io.iu_work);
 }
 
 /* srpt_repost_recv(), inline for srpt_release_recv() on the data path. */
@@ -1379,7 +1379,7 @@ static __always_inline void srpt_repost_recv_inline(struct srpt_rdma_ch *ch,
 {
 	int ret;
 
-	if (!ch->use_srq && ch->state > SRPT_CH_LIVE)
+	if (!ch->lim.use_srq && ch->state > SRPT_CH_LIVE)
 		return;
 	ret = srpt_post_recv(ch->sport->sdev, ch, recv);
 	if (unlikely(ret))
@@ -1518,7 +1518,7 @@ static bool srpt_mrs_never_fit(struct srpt_rdma_ch *ch,
 			*need += rdma_rw_mr_factor(dev, ch->sport->port,
 						   DIV_ROUND_UP(len, PAGE_SIZE));
 	}
-	return *need > ch->rdma_ctxs;
+	return *need > ch->lim.rdma_ctxs;
 }
 
 /* Nothing is mapped any more: say whether waiting for MRs can help. */
@@ -1529,7 +1529,7 @@ static noinline int srpt_map_failed(struct srpt_rdma_ch *ch,
 
 	if (ret == -EAGAIN && srpt_mrs_never_fit(ch, ioctx, &need)) {
 		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u memory registrations, the queue pair has %u: failed; raise srp_sq_size\n",
-					 ioctx->tag, need, ch->rdma_ctxs);
+					 ioctx->tag, need, ch->lim.rdma_ctxs);
 		ret = -E2BIG;
 	}
 	return ret;
@@ -1661,10 +1661,18 @@ static inline int srpt_post_rw(struct srpt_rdma_ch *ch,
 	return ib_post_send(ch->qp, first, NULL);
 }
 
+/* A transfer mapped but never reserved: its contexts go, nothing to give back. */
+static void srpt_xfer_unmap(struct srpt_rdma_ch *ch,
+			    struct srpt_send_ioctx *ioctx)
+{
+	srpt_unmap_segs(ch, ioctx);
+	ioctx->n_rdma = 0;
+}
+
 /**
  * enum srpt_sq_verdict - outcome of a send queue reservation.
  * @SRPT_SQ_RESERVED: the work requests are reserved; post them.
- * @SRPT_SQ_WAITING: the command waits on &srpt_rdma_ch.sq_wait_list;
+ * @SRPT_SQ_WAITING: the command waits on &srpt_rdma_ch.sq.wait_list;
  *		     srpt_sq_release() posts it once space is free.
  * @SRPT_SQ_TOO_BIG: the transfer needs more than the whole send queue.
  * @SRPT_SQ_CLOSED: the channel's release cancelled its transfers; a
@@ -1686,14 +1694,26 @@ enum srpt_sq_verdict {
  */
 static bool srpt_sq_take(struct srpt_rdma_ch *ch, u32 n)
 {
-	int avail = atomic_sub_return(n, &ch->sq_wr_avail);
+	int avail = atomic_sub_return(n, &ch->sq.wr_avail);
 
 	if (avail < 0) {
-		atomic_add(n, &ch->sq_wr_avail);
+		atomic_add(n, &ch->sq.wr_avail);
 		return false;
 	}
-	srpt_stat_max(&ch->stats.sq_hwm, ch->sq_rdma_wrs - avail);
+	srpt_stat_max(&ch->stats.sq_hwm, ch->lim.sq_rdma_wrs - avail);
 	return true;
+}
+
+/*
+ * The send queue work requests @ioctx holds, for the caller to give back
+ * (srpt_sq_put(), srpt_sq_release()): every give-back goes through here.
+ */
+static inline u32 srpt_sq_detach(struct srpt_send_ioctx *ioctx)
+{
+	u32 n = ioctx->n_rdma;
+
+	ioctx->n_rdma = 0;
+	return n;
 }
 
 /**
@@ -1708,7 +1728,7 @@ static struct srpt_send_ioctx *srpt_sq_pop_ready(struct srpt_rdma_ch *ch)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	ioctx = list_first_entry_or_null(&ch->sq_wait_list,
+	ioctx = list_first_entry_or_null(&ch->sq.wait_list,
 					 struct srpt_send_ioctx, sq_wait);
 	if (ioctx && srpt_sq_take(ch, ioctx->n_rdma))
 		list_del_init(&ioctx->sq_wait);
@@ -1733,10 +1753,10 @@ static void srpt_sq_resume(struct srpt_rdma_ch *ch)
 static inline bool srpt_sq_put(struct srpt_rdma_ch *ch, u32 n)
 {
 	if (n)
-		atomic_add(n, &ch->sq_wr_avail);
+		atomic_add(n, &ch->sq.wr_avail);
 	/* No lock when nobody waits: pairs with srpt_sq_wait(). */
 	smp_mb__after_atomic();
-	return unlikely(!list_empty_careful(&ch->sq_wait_list));
+	return unlikely(!list_empty_careful(&ch->sq.wait_list));
 }
 
 /*
@@ -1746,8 +1766,7 @@ static inline bool srpt_sq_put(struct srpt_rdma_ch *ch, u32 n)
 static void srpt_sq_unreserve(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ioctx)
 {
-	atomic_add(ioctx->n_rdma, &ch->sq_wr_avail);
-	ioctx->n_rdma = 0;
+	atomic_add(srpt_sq_detach(ioctx), &ch->sq.wr_avail);
 }
 
 /**
@@ -1758,7 +1777,7 @@ static void srpt_sq_unreserve(struct srpt_rdma_ch *ch,
  *
  * Process context: a transfer started here may fail its command through
  * the target core (the soft-IRQ send completion uses srpt_sq_put() and
- * leaves the start to &srpt_rdma_ch.xfer_work).
+ * leaves the start to &srpt_rdma_ch.io.xfer_work).
  */
 static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 {
@@ -1773,15 +1792,15 @@ static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	if (unlikely(ch->sq_closed)) {
+	if (unlikely(ch->sq.closed)) {
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 		return SRPT_SQ_CLOSED;
 	}
-	if (list_empty(&ch->sq_wait_list) && srpt_sq_take(ch, ioctx->n_rdma)) {
+	if (list_empty(&ch->sq.wait_list) && srpt_sq_take(ch, ioctx->n_rdma)) {
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 		return SRPT_SQ_RESERVED;
 	}
-	list_add_tail(&ioctx->sq_wait, &ch->sq_wait_list);
+	list_add_tail(&ioctx->sq_wait, &ch->sq.wait_list);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	/*
 	 * srpt_sq_release() looks at the wait list without the lock: pairs
@@ -1789,7 +1808,7 @@ static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
 	 * here or our entry there. This may post @ioctx before returning.
 	 */
 	smp_mb();
-	if (atomic_read(&ch->sq_wr_avail) > 0)
+	if (atomic_read(&ch->sq.wr_avail) > 0)
 		srpt_sq_release(ch, 0);
 	return SRPT_SQ_WAITING;
 }
@@ -1798,7 +1817,7 @@ static enum srpt_sq_verdict srpt_sq_wait(struct srpt_rdma_ch *ch,
  * srpt_sq_reserve() - reserve send queue space for a command's RDMA transfer.
  * @ch: channel.
  * @ioctx: command, with @ioctx->n_rdma set by srpt_map_segs(); afterwards
- *	   the work requests to give back to &srpt_rdma_ch.sq_wr_avail.
+ *	   the work requests to give back to &srpt_rdma_ch.sq.wr_avail.
  *
  * Transfers start in arrival order: while others wait, a new one queues
  * behind them even if it would fit, so a large transfer cannot starve.
@@ -1811,21 +1830,21 @@ static inline enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
 						   struct srpt_send_ioctx *ioctx)
 {
 	/*
-	 * The context's own RDMA WR (&srpt_rdma_ch.ctx_rdma_wr), free since
+	 * The context's own RDMA WR (&srpt_rdma_ch.lim.ctx_rdma_wr), free since
 	 * its last transfer completed: n_rdma 0, nothing to give back.
 	 */
-	if (likely(ioctx->n_rdma == 1 && ch->ctx_rdma_wr)) {
+	if (likely(ioctx->n_rdma == 1 && ch->lim.ctx_rdma_wr)) {
 		ioctx->n_rdma = 0;
 		return SRPT_SQ_RESERVED;
 	}
-	if (unlikely(ioctx->n_rdma > ch->sq_rdma_wrs))
+	if (unlikely(ioctx->n_rdma > ch->lim.sq_rdma_wrs))
 		return SRPT_SQ_TOO_BIG;
 	/*
 	 * Nobody waits: no lock. A release that closes the queue meanwhile
 	 * made the channel not live first, and the poster checks that.
 	 */
-	if (likely(list_empty_careful(&ch->sq_wait_list) &&
-		   !READ_ONCE(ch->sq_closed)) && srpt_sq_take(ch, ioctx->n_rdma))
+	if (likely(list_empty_careful(&ch->sq.wait_list) &&
+		   !READ_ONCE(ch->sq.closed)) && srpt_sq_take(ch, ioctx->n_rdma))
 		return SRPT_SQ_RESERVED;
 	return srpt_sq_wait(ch, ioctx);
 }
@@ -1839,7 +1858,7 @@ static inline enum srpt_sq_verdict srpt_sq_reserve(struct srpt_rdma_ch *ch,
  */
 static bool srpt_unsig_take(struct srpt_rdma_ch *ch)
 {
-	return atomic_dec_if_positive(&ch->unsig_avail) >= 0;
+	return atomic_dec_if_positive(&ch->sq.unsig_avail) >= 0;
 }
 
 /**
@@ -1853,7 +1872,7 @@ static void srpt_unsig_posted(struct srpt_rdma_ch *ch)
 {
 	/* The post before the count: pairs with srpt_unsig_snapshot(). */
 	smp_mb__before_atomic();
-	atomic_inc(&ch->unsig_posted);
+	atomic_inc(&ch->sq.unsig_posted);
 }
 
 /**
@@ -1866,7 +1885,7 @@ static void srpt_unsig_posted(struct srpt_rdma_ch *ch)
  */
 static u32 srpt_unsig_snapshot(struct srpt_rdma_ch *ch)
 {
-	return atomic_read_acquire(&ch->unsig_posted);
+	return atomic_read_acquire(&ch->sq.unsig_posted);
 }
 
 /**
@@ -1879,13 +1898,13 @@ static u32 srpt_unsig_snapshot(struct srpt_rdma_ch *ch)
  */
 static void srpt_unsig_retire(struct srpt_rdma_ch *ch, u32 snap)
 {
-	int old = atomic_read(&ch->unsig_retired);
+	int old = atomic_read(&ch->sq.unsig_retired);
 
 	do {
 		if ((s32)(snap - (u32)old) <= 0)
 			return;
-	} while (!atomic_try_cmpxchg(&ch->unsig_retired, &old, snap));
-	atomic_add(snap - (u32)old, &ch->unsig_avail);
+	} while (!atomic_try_cmpxchg(&ch->sq.unsig_retired, &old, snap));
+	atomic_add(snap - (u32)old, &ch->sq.unsig_avail);
 }
 
 /*
@@ -1901,9 +1920,9 @@ static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
 	bool closed;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	closed = ch->sq_closed;
+	closed = ch->sq.closed;
 	if (!closed)
-		list_add_tail(&ioctx->sq_wait, &ch->post_failed_list);
+		list_add_tail(&ioctx->sq_wait, &ch->sq.post_failed);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (closed) {
 		srpt_sq_unreserve(ch, ioctx);
@@ -1962,8 +1981,8 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 
 	ioctx->xfer_status = wc->status;
-	if (llist_add(&ioctx->xfer_node, &ch->xfer_done))
-		queue_work(srpt_io_wq, &ch->xfer_work);
+	if (llist_add(&ioctx->xfer_node, &ch->io.xfer_done))
+		queue_work(srpt_io_wq, &ch->io.xfer_work);
 }
 
 static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1975,9 +1994,8 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 static void srpt_read_finish(struct srpt_rdma_ch *ch,
 			     struct srpt_send_ioctx *ioctx)
 {
-	u32 n = ioctx->n_rdma;
+	u32 n = srpt_sq_detach(ioctx);
 
-	ioctx->n_rdma = 0;
 	srpt_unmap_segs(ch, ioctx);
 
 	if (unlikely(ioctx->xfer_status != IB_WC_SUCCESS)) {
@@ -2022,10 +2040,10 @@ static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
 	u32 granted;
 
 	/* Usually nothing is owed: skip the exchange. */
-	if (unlikely(atomic_read(&ch->req_lim_delta)))
-		delta += atomic_xchg(&ch->req_lim_delta, 0);
+	if (unlikely(atomic_read(&ch->cred.req_lim_delta)))
+		delta += atomic_xchg(&ch->cred.req_lim_delta, 0);
 	/* Ordered before the response that carries it: srpt_credit_take(). */
-	granted = atomic_add_return(delta, &ch->cred_granted);
+	granted = atomic_add_return(delta, &ch->cred.granted);
 	trace_srpt_credit(ch, delta,
 			  (s32)(granted - (u32)READ_ONCE(ch->stats.credits_taken)));
 	return delta;
@@ -2040,8 +2058,8 @@ static inline s32 srpt_credit_delta(struct srpt_rdma_ch *ch)
  */
 static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
 {
-	atomic_sub(delta, &ch->cred_granted);
-	atomic_add(delta, &ch->req_lim_delta);
+	atomic_sub(delta, &ch->cred.granted);
+	atomic_add(delta, &ch->cred.req_lim_delta);
 }
 
 /**
@@ -2055,9 +2073,9 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
  */
 static void srpt_credit_return(struct srpt_rdma_ch *ch)
 {
-	atomic_inc(&ch->req_lim_delta);
+	atomic_inc(&ch->cred.req_lim_delta);
 	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
-		queue_delayed_work(srpt_wq, &ch->cred_work, SRPT_CRED_REQ_DELAY);
+		queue_delayed_work(srpt_wq, &ch->cred.work, SRPT_CRED_REQ_DELAY);
 }
 
 /**
@@ -2078,7 +2096,7 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 	struct srp_rsp *srp_rsp = ioctx->ioctx.buf + 0;
-	u32 max_sense = ch->max_rsp_size - sizeof(*srp_rsp);
+	u32 max_sense = ch->lim.max_rsp_size - sizeof(*srp_rsp);
 	u32 sense_len = 0;
 
 	memset(srp_rsp, 0, sizeof(*srp_rsp));
@@ -2235,7 +2253,7 @@ static int srpt_check_cmd_full(const struct srpt_rdma_ch *ch,
 			       const struct srp_cmd *srp_cmd, u32 iu_len,
 			       struct srpt_data_desc *d)
 {
-	int ret = srpt_get_desc_tbl(srp_cmd, iu_len, ch->imm_data_offset, d);
+	int ret = srpt_get_desc_tbl(srp_cmd, iu_len, ch->lim.imm_data_offset, d);
 
 	if (ret)
 		return ret;
@@ -2243,7 +2261,7 @@ static int srpt_check_cmd_full(const struct srpt_rdma_ch *ch,
 	if (scsi_command_size(srp_cmd->cdb) >
 	    sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3))
 		return -EINVAL;
-	if (d->data_len > ch->max_data_len)
+	if (d->data_len > ch->lim.max_data_len)
 		return -E2BIG;
 	if (d->data_len) {
 		enum dma_data_direction dir = srpt_cdb_dir(srp_cmd->cdb);
@@ -2261,10 +2279,10 @@ static __always_inline bool srpt_check_imm_write(const struct srpt_rdma_ch *ch,
 						 struct srpt_data_desc *d)
 {
 	const struct srp_imm_buf *imm = (const void *)srp_cmd->add_data;
-	u32 off = ch->imm_data_offset, len = be32_to_cpu(imm->len);
+	u32 off = ch->lim.imm_data_offset, len = be32_to_cpu(imm->len);
 
 	if (unlikely(off < sizeof(*srp_cmd) + sizeof(*imm) ||
-		     (u64)off + len > iu_len || len > ch->max_data_len))
+		     (u64)off + len > iu_len || len > ch->lim.max_data_len))
 		return false;
 	d->dir = DMA_TO_DEVICE;
 	d->fmt = SRP_DATA_DESC_IMM;
@@ -2314,7 +2332,7 @@ static __always_inline bool srpt_check_rw(const struct srpt_rdma_ch *ch,
 		return false;
 	}
 	len = be32_to_cpu(db->len);
-	if (unlikely(len > ch->max_data_len))
+	if (unlikely(len > ch->lim.max_data_len))
 		return false;
 	d->dir = dir;
 	d->fmt = SRP_DATA_DESC_DIRECT;
@@ -2375,7 +2393,7 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 
 	rdma_rw_ctx_destroy(&ioctx->seg0.rw, ch->qp, ch->sport->port,
 			    &ioctx->ext_sg, 1, DMA_FROM_DEVICE);
-	atomic_dec(&ch->tbl_fetches);
+	atomic_dec(&ch->io.tbl_fetches);
 }
 
 static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
@@ -2391,9 +2409,8 @@ static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 static void srpt_table_finish(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ioctx)
 {
-	u32 n = ioctx->n_rdma;
+	u32 n = srpt_sq_detach(ioctx);
 
-	ioctx->n_rdma = 0;
 	srpt_table_ctx_destroy(ioctx);
 	if (unlikely(ioctx->xfer_status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, ioctx->xfer_status, "descriptor table fetch",
@@ -2415,7 +2432,7 @@ static void srpt_table_finish(struct srpt_rdma_ch *ch,
 
 /**
  * srpt_xfer_work() - finish the transfers the send completions handed over.
- * @w: &srpt_rdma_ch.xfer_work.
+ * @w: &srpt_rdma_ch.io.xfer_work.
  *
  * Process context, as target_execute_cmd() and a command's submission
  * need; in completion order. Also starts the transfers that wait for send
@@ -2424,8 +2441,8 @@ static void srpt_table_finish(struct srpt_rdma_ch *ch,
 static void srpt_xfer_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       xfer_work);
-	struct llist_node *list = llist_reverse_order(llist_del_all(&ch->xfer_done));
+					       io.xfer_work);
+	struct llist_node *list = llist_reverse_order(llist_del_all(&ch->io.xfer_done));
 	struct srpt_send_ioctx *ioctx, *next;
 
 	llist_for_each_entry_safe(ioctx, next, list, xfer_node) {
@@ -2471,7 +2488,7 @@ static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 	u32 len = n * sizeof(*td);
 	int ret;
 
-	if (atomic_inc_return(&ch->tbl_fetches) > SRPT_MAX_TBL_FETCHES)
+	if (atomic_inc_return(&ch->io.tbl_fetches) > SRPT_MAX_TBL_FETCHES)
 		goto busy;
 	ioctx->ext_tbl = kmalloc(len, GFP_KERNEL);
 	if (!ioctx->ext_tbl)
@@ -2501,7 +2518,7 @@ static void srpt_fetch_table(struct srpt_send_ioctx *ioctx,
 	return;
 
 busy:
-	atomic_dec(&ch->tbl_fetches);
+	atomic_dec(&ch->io.tbl_fetches);
 	target_send_busy(&ioctx->cmd);
 	target_put_sess_cmd(&ioctx->cmd);
 }
@@ -2537,7 +2554,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		if (bad == -E2BIG)
 			srpt_ch_info_ratelimited(ch, "tag %#llx: %llu data bytes exceed srp_max_rdma_size %u\n",
 						 srp_cmd->tag, d.data_len,
-						 ch->max_data_len);
+						 ch->lim.max_data_len);
 		else if (bad == -EPROTO)
 			srpt_ch_info_ratelimited(ch, "tag %#llx: data-%s descriptor for opcode %#x refused\n",
 						 srp_cmd->tag,
@@ -2670,12 +2687,12 @@ static bool srpt_cred_rsp_expected(struct srpt_rdma_ch *ch, const u8 *iu,
 	if (len < sizeof(*rsp))
 		return false;
 	spin_lock_irqsave(&ch->spinlock, flags);
-	ok = ch->cred_rsp_due && rsp->tag == ch->cred_tag;
+	ok = ch->cred.rsp_due && rsp->tag == ch->cred.tag;
 	if (ok)
-		ch->cred_rsp_due = false;
+		ch->cred.rsp_due = false;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
-	if (ok && atomic_read(&ch->req_lim_delta) > 0)
-		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
+	if (ok && atomic_read(&ch->cred.req_lim_delta) > 0)
+		queue_delayed_work(srpt_wq, &ch->cred.work, 0);
 	return ok;
 }
 
@@ -2816,14 +2833,14 @@ static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	list_add(&recv->wait_list, &ch->cmd_wait_list);
-	/* From here iu_work consumes the send contexts: srpt_pool_get(). */
-	smp_store_release(&ch->processing_wait_list, true);
+	list_add(&recv->wait_list, &ch->io.wait_list);
+	/* From here io.iu_work consumes the send contexts: srpt_pool_get(). */
+	smp_store_release(&ch->io.processing_wait_list, true);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
-	/* Pairs with srpt_put_send_ioctx(); free_own is empty (we just looked). */
+	/* Pairs with srpt_put_send_ioctx(); io.free_own is empty (we just looked). */
 	smp_mb();
-	if (!llist_empty(&ch->free_ret))
-		queue_work(srpt_io_wq, &ch->iu_work);
+	if (!llist_empty(&ch->io.free_ret))
+		queue_work(srpt_io_wq, &ch->io.iu_work);
 }
 
 /**
@@ -2843,11 +2860,11 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum srpt_ch_state state;
 	unsigned long flags;
 
-	if (ch->use_srq)
+	if (ch->lim.use_srq)
 		atomic_dec(&ch->sport->sdev->srq_posted);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, wc->status, "receive", 0);
-		if (ch->use_srq)
+		if (ch->lim.use_srq)
 			srpt_repost_recv(ch, recv);
 		return;
 	}
@@ -2861,23 +2878,23 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    unlikely(!srpt_credit_take(ch))) {
 		atomic64_inc(&ch->stats.bad_ius);
 		srpt_ch_warn_ratelimited(ch, "initiator exceeded its %d credits\n",
-					 ch->rq_size);
+					 ch->lim.rq_size);
 		srpt_repost_recv(ch, recv);
 		return;
 	}
-	srpt_stat_max(&ch->stats.rq_hwm, ch->rq_size - srpt_credits_held(ch));
+	srpt_stat_max(&ch->stats.rq_hwm, ch->lim.rq_size - srpt_credits_held(ch));
 
 	/*
 	 * Fast path without the lock: only this completion context and the
 	 * RTU (which sets the flag before the state) make the wait list busy.
 	 */
 	state = smp_load_acquire(&ch->state);
-	/* Acquire: a flag iu_work cleared hands back the send contexts. */
-	if (state != SRPT_CH_LIVE || smp_load_acquire(&ch->processing_wait_list)) {
+	/* Acquire: a flag io.iu_work cleared hands back the send contexts. */
+	if (state != SRPT_CH_LIVE || smp_load_acquire(&ch->io.processing_wait_list)) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		state = ch->state;
-		if (state == SRPT_CH_LOGGING_IN || ch->processing_wait_list) {
-			list_add_tail(&recv->wait_list, &ch->cmd_wait_list);
+		if (state == SRPT_CH_LOGGING_IN || ch->io.processing_wait_list) {
+			list_add_tail(&recv->wait_list, &ch->io.wait_list);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
 		}
@@ -2887,13 +2904,13 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (likely(state == SRPT_CH_LIVE)) {
 		if (unlikely(!srpt_handle_new_iu(ch, recv)))
 			srpt_wait_for_ioctx(ch, recv);
-	} else if (ch->use_srq) {
+	} else if (ch->lim.use_srq) {
 		srpt_repost_recv(ch, recv);
 	}
 }
 
 /*
- * @ch live, processing_wait_list set. Stops on an empty list, a channel no
+ * @ch live, io.processing_wait_list set. Stops on an empty list, a channel no
  * longer live (release work recycles the rest) or no free send context
  * (srpt_put_send_ioctx() restarts it).
  */
@@ -2904,13 +2921,13 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
-		if (list_empty(&ch->cmd_wait_list) || ch->state != SRPT_CH_LIVE) {
+		if (list_empty(&ch->io.wait_list) || ch->state != SRPT_CH_LIVE) {
 			/* srpt_recv_done() consumes send contexts again. */
-			smp_store_release(&ch->processing_wait_list, false);
+			smp_store_release(&ch->io.processing_wait_list, false);
 			spin_unlock_irqrestore(&ch->spinlock, flags);
 			return;
 		}
-		recv = list_first_entry(&ch->cmd_wait_list,
+		recv = list_first_entry(&ch->io.wait_list,
 					struct srpt_recv_ioctx, wait_list);
 		list_del_init(&recv->wait_list);
 		spin_unlock_irqrestore(&ch->spinlock, flags);
@@ -2918,11 +2935,11 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 			continue;
 
 		spin_lock_irqsave(&ch->spinlock, flags);
-		list_add(&recv->wait_list, &ch->cmd_wait_list);
+		list_add(&recv->wait_list, &ch->io.wait_list);
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 		/* Pairs with srpt_put_send_ioctx(), which kicks us otherwise. */
 		smp_mb();
-		if (llist_empty(&ch->free_ret))
+		if (llist_empty(&ch->io.free_ret))
 			return;
 	}
 }
@@ -2930,7 +2947,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 /* A work item: it sleeps, and the release work can flush it. */
 static void srpt_iu_work(struct work_struct *w)
 {
-	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, iu_work));
+	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, io.iu_work));
 }
 
 /**
@@ -2962,14 +2979,13 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
 	enum srpt_cmd_state state;
-	u32 n = ioctx->n_rdma;
+	u32 n = srpt_sq_detach(ioctx);
 
 	state = srpt_cmd_finish(ioctx);
 	if (state != SRPT_CMD_RSP_POSTED && state != SRPT_CMD_TMF_RSP_POSTED)
 		srpt_ch_err(ch, "send completion for tag %#llx in state %d\n",
 			    ioctx->tag, state);
 
-	ioctx->n_rdma = 0;
 	srpt_unsig_retire(ch, ioctx->unsig_snap);
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(ch, wc->status, "response", ioctx->tag);
@@ -2978,9 +2994,9 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
-	/* A waiting transfer may fail its command: xfer_work starts them. */
+	/* A waiting transfer may fail its command: io.xfer_work starts them. */
 	if (srpt_sq_put(ch, n))
-		queue_work(srpt_io_wq, &ch->xfer_work);
+		queue_work(srpt_io_wq, &ch->io.xfer_work);
 }
 
 /* For commands completing after their channel stopped being live. */
@@ -3050,7 +3066,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		trace_srpt_cmd_done(ioctx);
 	}
 	/* The work request and its SGE were built with the context. */
-	if (len <= ch->max_inline) {
+	if (len <= ch->lim.max_inline) {
 		/* Copied at post time, from the CPU's view of the buffer. */
 		ioctx->rsp_sge.addr = (uintptr_t)ioctx->ioctx.buf;
 		flags = IB_SEND_INLINE;
@@ -3063,7 +3079,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 	ioctx->rsp_sge.length = len;
 	if (unsig) {
-		send_wr->wr_cqe = &ch->unsig_cqe;
+		send_wr->wr_cqe = &ch->sq.unsig_cqe;
 	} else {
 		flags |= IB_SEND_SIGNALED;
 		ioctx->unsig_snap = srpt_unsig_snapshot(ch);
@@ -3081,7 +3097,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		srpt_ch_err_ratelimited(ch, "posting response for tag %#llx failed: %d\n",
 					ioctx->tag, ret);
 		if (unsig)
-			atomic_inc(&ch->unsig_avail);
+			atomic_inc(&ch->sq.unsig_avail);
 		srpt_credit_undo(ch, ioctx->rsp_credits);
 		srpt_post_failed(ioctx);
 		return;
@@ -3193,22 +3209,20 @@ static int srpt_queue_response(struct se_cmd *cmd)
 			case SRPT_SQ_WAITING:
 				return 0;
 			case SRPT_SQ_CLOSED:
-				srpt_unmap_segs(ch, ioctx);
-				ioctx->n_rdma = 0;
+				srpt_xfer_unmap(ch, ioctx);
 				srpt_drop_cmd(ioctx);
 				return 0;
 			case SRPT_SQ_TOO_BIG:
 				srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
 							 ioctx->tag,
-							 ioctx->n_rdma, ch->sq_rdma_wrs);
+							 ioctx->n_rdma, ch->lim.sq_rdma_wrs);
 				ret = -E2BIG;
 				break;
 			}
 		}
 		if (ret) {
 			/* The data cannot be delivered: say so, do not hang. */
-			srpt_unmap_segs(ch, ioctx);
-			ioctx->n_rdma = 0;
+			srpt_xfer_unmap(ch, ioctx);
 			srpt_set_sense(ioctx, ABORTED_COMMAND, 0, 0);
 		}
 	}
@@ -3275,16 +3289,14 @@ static noinline int srpt_fetch_data(struct srpt_send_ioctx *ioctx)
 	case SRPT_SQ_WAITING:
 		return 0;
 	case SRPT_SQ_CLOSED:
-		srpt_unmap_segs(ch, ioctx);
-		ioctx->n_rdma = 0;
+		srpt_xfer_unmap(ch, ioctx);
 		return -EIO;
 	case SRPT_SQ_TOO_BIG:
 	default:
 		srpt_ch_warn_ratelimited(ch, "tag %#llx needs %u RDMA work requests, the send queue holds %u: raise srp_sq_size\n",
 					 ioctx->tag, ioctx->n_rdma,
-					 ch->sq_rdma_wrs);
-		srpt_unmap_segs(ch, ioctx);
-		ioctx->n_rdma = 0;
+					 ch->lim.sq_rdma_wrs);
+		srpt_xfer_unmap(ch, ioctx);
 		return -EIO;
 	}
 }
@@ -3468,21 +3480,21 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
 
-	if (ch->logout_ioctx)
-		srpt_free_ioctx(sdev, ch->logout_ioctx,
+	if (ch->end.logout_ioctx)
+		srpt_free_ioctx(sdev, ch->end.logout_ioctx,
 				sizeof(struct srp_t_logout), DMA_TO_DEVICE);
-	ch->logout_ioctx = NULL;
-	if (ch->cred_ioctx)
-		srpt_free_ioctx(sdev, ch->cred_ioctx,
+	ch->end.logout_ioctx = NULL;
+	if (ch->cred.ioctx)
+		srpt_free_ioctx(sdev, ch->cred.ioctx,
 				sizeof(struct srp_cred_req), DMA_TO_DEVICE);
-	ch->cred_ioctx = NULL;
+	ch->cred.ioctx = NULL;
 
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
-			     ch->rq_size, ch->recv_len, DMA_FROM_DEVICE);
-	ch->ioctx_recv_ring = NULL;
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
-			     ch->rq_size, ch->max_rsp_size, DMA_TO_DEVICE);
-	ch->ioctx_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->io.recv_ring, sdev,
+			     ch->lim.rq_size, ch->lim.recv_len, DMA_FROM_DEVICE);
+	ch->io.recv_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->io.send_ring, sdev,
+			     ch->lim.rq_size, ch->lim.max_rsp_size, DMA_TO_DEVICE);
+	ch->io.send_ring = NULL;
 }
 
 /* @ch has rq_size, max_rsp_size and the receive layout set. */
@@ -3491,14 +3503,14 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 	struct srpt_device *sdev = ch->sport->sdev;
 	int i;
 
-	ch->ioctx_ring = (struct srpt_send_ioctx **)
-		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+	ch->io.send_ring = (struct srpt_send_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->lim.rq_size,
 				      sizeof(struct srpt_send_ioctx),
-				      ch->max_rsp_size, 0, DMA_TO_DEVICE);
-	if (!ch->ioctx_ring)
+				      ch->lim.max_rsp_size, 0, DMA_TO_DEVICE);
+	if (!ch->io.send_ring)
 		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++) {
-		struct srpt_send_ioctx *ioctx = ch->ioctx_ring[i];
+	for (i = 0; i < ch->lim.rq_size; i++) {
+		struct srpt_send_ioctx *ioctx = ch->io.send_ring[i];
 
 		ioctx->ch = ch;
 		ioctx->state = SRPT_CMD_FINISHED;
@@ -3509,26 +3521,26 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		ioctx->rsp_wr.opcode = IB_WR_SEND;
 		srpt_pool_put(ch, ioctx);
 	}
-	ch->logout_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
-					    sizeof(struct srp_t_logout), 0,
-					    DMA_TO_DEVICE);
-	ch->cred_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
+	ch->end.logout_ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
+						sizeof(struct srp_t_logout), 0,
+						DMA_TO_DEVICE);
+	ch->cred.ioctx = srpt_alloc_ioctx(sdev, sizeof(struct srpt_ioctx),
 					  sizeof(struct srp_cred_req), 0,
 					  DMA_TO_DEVICE);
-	if (!ch->logout_ioctx || !ch->cred_ioctx)
+	if (!ch->end.logout_ioctx || !ch->cred.ioctx)
 		goto err;
-	if (ch->use_srq)
+	if (ch->lim.use_srq)
 		return 0;
 
-	ch->ioctx_recv_ring = (struct srpt_recv_ioctx **)
-		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+	ch->io.recv_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->lim.rq_size,
 				      sizeof(struct srpt_recv_ioctx),
-				      ch->recv_len, ch->recv_offset,
+				      ch->lim.recv_len, ch->lim.recv_offset,
 				      DMA_FROM_DEVICE);
-	if (!ch->ioctx_recv_ring)
+	if (!ch->io.recv_ring)
 		goto err;
-	for (i = 0; i < ch->rq_size; i++)
-		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
+	for (i = 0; i < ch->lim.rq_size; i++)
+		INIT_LIST_HEAD(&ch->io.recv_ring[i]->wait_list);
 	return 0;
 
 err:
@@ -3539,7 +3551,7 @@ err:
 /* Destroy a channel's QP the way it was created. */
 static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 {
-	if (ch->using_rdma_cm)
+	if (ch->lim.using_rdma_cm)
 		rdma_destroy_qp(ch->rdma_cm.cm_id);
 	else
 		ib_destroy_qp(ch->qp);
@@ -3565,7 +3577,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 	struct ib_pd *pd = ch->sport->sdev->pd;
 	int ret;
 
-	if (ch->using_rdma_cm) {
+	if (ch->lim.using_rdma_cm) {
 		ret = rdma_create_qp(ch->rdma_cm.cm_id, pd, qp_init);
 		ch->qp = ret ? NULL : ch->rdma_cm.cm_id->qp;
 		return ret;
@@ -3600,15 +3612,15 @@ static int srpt_alloc_cqs(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	u32 send_cqe = rsp_wrs + 3 * sq_size;
 	int ret;
 
-	ch->cq = ib_alloc_cq_any(dev, ch, ch->use_srq ? ch->rq_size + send_cqe :
+	ch->cq = ib_alloc_cq_any(dev, ch, ch->lim.use_srq ? ch->lim.rq_size + send_cqe :
 					   send_cqe,
-				 ch->use_srq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
+				 ch->lim.use_srq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
 		return ret;
 	}
-	if (ch->use_srq) {
+	if (ch->lim.use_srq) {
 		ch->recv_cq = ch->cq;
 		return 0;
 	}
@@ -3617,7 +3629,7 @@ static int srpt_alloc_cqs(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	 * request into this CQ while all the flushed receives may still be
 	 * unpolled (a full CQ makes siw refuse the drain with -ENOMEM).
 	 */
-	ch->recv_cq = ib_alloc_cq_any(dev, ch, ch->rq_size + 1,
+	ch->recv_cq = ib_alloc_cq_any(dev, ch, ch->lim.rq_size + 1,
 				      IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->recv_cq)) {
 		ret = PTR_ERR(ch->recv_cq);
@@ -3651,20 +3663,20 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	qp_init.cap.max_rdma_ctxs = sq_size;
 	qp_init.cap.max_send_sge = min(attrs->max_send_sge, SRPT_DEF_SG_PER_WQE);
 	qp_init.port_num = sport->port;
-	if (ch->use_srq) {
+	if (ch->lim.use_srq) {
 		qp_init.srq = sdev->srq;
 	} else {
-		qp_init.cap.max_recv_wr = ch->rq_size;
+		qp_init.cap.max_recv_wr = ch->lim.rq_size;
 		qp_init.cap.max_recv_sge = 1;
 	}
 
-	qp_init.cap.max_inline_data = min_t(u32, ch->max_rsp_size, SRPT_RSP_INLINE);
+	qp_init.cap.max_inline_data = min_t(u32, ch->lim.max_rsp_size, SRPT_RSP_INLINE);
 	ret = srpt_create_qp(ch, &qp_init);
 	if (ret && qp_init.cap.max_inline_data) {
 		/* Some HCAs have no inline data: responses then use the lkey. */
 		qp_init.cap.max_inline_data = 0;
 		qp_init.cap.max_send_wr = rsp_wrs;
-		qp_init.cap.max_recv_wr = ch->use_srq ? 0 : ch->rq_size;
+		qp_init.cap.max_recv_wr = ch->lim.use_srq ? 0 : ch->lim.rq_size;
 		ret = srpt_create_qp(ch, &qp_init);
 	}
 	if (!ret && qp_init.cap.max_send_wr <= rsp_wrs) {
@@ -3677,25 +3689,25 @@ static int srpt_create_cq_qp(struct srpt_rdma_ch *ch, u32 rsp_wrs, u32 sq_size)
 	}
 	snprintf(ch->log_name, sizeof(ch->log_name), "%s/qp %u", ch->sess_name,
 		 ch->qp->qp_num);
-	ch->max_inline = qp_init.cap.max_inline_data;
-	ch->sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
-	ch->rdma_ctxs = sq_size;
+	ch->lim.max_inline = qp_init.cap.max_inline_data;
+	ch->lim.sq_rdma_wrs = qp_init.cap.max_send_wr - rsp_wrs;
+	ch->lim.rdma_ctxs = sq_size;
 	/*
 	 * Where the budget still holds the largest transfer after it, each
 	 * send context gets one RDMA WR of its own: the common one-WR
 	 * transfer then reserves and returns nothing shared.
 	 */
-	ch->ctx_rdma_wr = ch->sq_rdma_wrs >= ch->rq_size +
-		max_t(u32, ch->rq_size,
+	ch->lim.ctx_rdma_wr = ch->lim.sq_rdma_wrs >= ch->lim.rq_size +
+		max_t(u32, ch->lim.rq_size,
 		      srpt_rdma_wrs_for(&sport->sdev->device->attrs,
-					ch->max_data_len));
-	if (ch->ctx_rdma_wr)
-		ch->sq_rdma_wrs -= ch->rq_size;
-	atomic_set(&ch->sq_wr_avail, ch->sq_rdma_wrs);
-	ch->unsig_cqe.done = srpt_unsig_send_done;
-	atomic_set(&ch->unsig_avail, ch->max_inline ? SRPT_UNSIG_RSP_MAX : 0);
-	atomic_set(&ch->unsig_posted, 0);
-	atomic_set(&ch->unsig_retired, 0);
+					ch->lim.max_data_len));
+	if (ch->lim.ctx_rdma_wr)
+		ch->lim.sq_rdma_wrs -= ch->lim.rq_size;
+	atomic_set(&ch->sq.wr_avail, ch->lim.sq_rdma_wrs);
+	ch->sq.unsig_cqe.done = srpt_unsig_send_done;
+	atomic_set(&ch->sq.unsig_avail, ch->lim.max_inline ? SRPT_UNSIG_RSP_MAX : 0);
+	atomic_set(&ch->sq.unsig_posted, 0);
+	atomic_set(&ch->sq.unsig_retired, 0);
 	return 0;
 }
 
@@ -3715,11 +3727,11 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	struct srpt_device *sdev = ch->sport->sdev;
 	u32 sq_size = READ_ONCE(ch->sport->limits.srp_sq_size);
 	/* Responses, drain write, SRP_T_LOGOUT, SRP_CRED_REQ, unsignaled. */
-	u32 rsp_wrs = ch->rq_size + 3 + SRPT_UNSIG_RSP_MAX;
+	u32 rsp_wrs = ch->lim.rq_size + 3 + SRPT_UNSIG_RSP_MAX;
 	int i, ret;
 
 	sq_size = max(sq_size, srpt_rdma_wrs_for(&sdev->device->attrs,
-						 ch->max_data_len));
+						 ch->lim.max_data_len));
 	while ((ret = srpt_create_cq_qp(ch, rsp_wrs, sq_size))) {
 		if (sq_size <= SRPT_SQ_SIZE_MIN) {
 			srpt_ch_err(ch, "no CQ and QP for %u responses and %u RDMA contexts: %d\n",
@@ -3729,16 +3741,16 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		sq_size = max_t(u32, sq_size / 2, SRPT_SQ_SIZE_MIN);
 	}
 	srpt_ch_debug(ch, "cq %d entries, %u RDMA work requests, rq %d\n",
-		      ch->cq->cqe, ch->sq_rdma_wrs, ch->rq_size);
+		      ch->cq->cqe, ch->lim.sq_rdma_wrs, ch->lim.rq_size);
 
-	if (!ch->using_rdma_cm) {
+	if (!ch->lim.using_rdma_cm) {
 		ret = srpt_init_ch_qp(ch, ch->qp);
 		if (ret)
 			goto err_destroy_qp;
 	}
-	if (!ch->use_srq) {
-		for (i = 0; i < ch->rq_size; i++) {
-			ret = srpt_post_recv(sdev, ch, ch->ioctx_recv_ring[i]);
+	if (!ch->lim.use_srq) {
+		for (i = 0; i < ch->lim.rq_size; i++) {
+			ret = srpt_post_recv(sdev, ch, ch->io.recv_ring[i]);
 			if (ret)
 				goto err_destroy_qp;
 		}
@@ -3764,7 +3776,7 @@ static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 {
 	int ret;
 
-	if (ch->using_rdma_cm) {
+	if (ch->lim.using_rdma_cm) {
 		ret = rdma_disconnect(ch->rdma_cm.cm_id);
 	} else {
 		ret = ib_send_cm_dreq(ch->ib_cm.cm_id, NULL, 0);
@@ -3803,17 +3815,17 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	if (ret < 0) {
 		srpt_ch_err(ch, "drain write failed: %d\n", ret);
 		if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
-			queue_work(srpt_wq, &ch->release_work);
+			queue_work(srpt_wq, &ch->end.release_work);
 	}
 	kref_put(&ch->kref, srpt_free_ch);
 	return true;
 }
 
-/* Each queueing of close_work holds a channel reference. */
+/* Each queueing of end.close_work holds a channel reference. */
 static void srpt_close_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
-					       struct srpt_rdma_ch, close_work);
+					       struct srpt_rdma_ch, end.close_work);
 
 	srpt_close_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -3830,14 +3842,14 @@ static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 	if (!READ_ONCE(ch->initiator) || READ_ONCE(ch->state) > SRPT_CH_LIVE)
 		return false;
 	kref_get(&ch->kref);
-	if (!mod_delayed_work(srpt_wq, &ch->close_work, 0))
+	if (!mod_delayed_work(srpt_wq, &ch->end.close_work, 0))
 		return true;
 	/* The pending queueing holds its own reference. */
 	kref_put(&ch->kref, srpt_free_ch);
 	return false;
 }
 
-/* @ch drained; @list is sq_wait_list or post_failed_list. */
+/* @ch drained; @list is sq.wait_list or sq.post_failed. */
 static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 {
 	struct srpt_send_ioctx *ioctx;
@@ -3845,7 +3857,7 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 
 	for (;;) {
 		spin_lock_irqsave(&ch->spinlock, flags);
-		WRITE_ONCE(ch->sq_closed, true);
+		WRITE_ONCE(ch->sq.closed, true);
 		ioctx = list_first_entry_or_null(list, struct srpt_send_ioctx,
 						 sq_wait);
 		if (ioctx)
@@ -3854,7 +3866,7 @@ static void srpt_cancel_xfers(struct srpt_rdma_ch *ch, struct list_head *list)
 		if (!ioctx)
 			return;
 		/* A failed post had its work requests reserved: give them back. */
-		if (list == &ch->post_failed_list)
+		if (list == &ch->sq.post_failed)
 			srpt_sq_unreserve(ch, ioctx);
 		srpt_xfer_cancel(ioctx);
 	}
@@ -3924,10 +3936,10 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 	bool send, sent;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	sent = ch->logout_sent;
+	sent = ch->end.logout_sent;
 	send = ch->state == SRPT_CH_LIVE && !sent;
 	if (send)
-		ch->logout_sent = true;
+		ch->end.logout_sent = true;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (sent)
 		return;
@@ -3940,10 +3952,10 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 	trace_srpt_target_logout(ch, reason);
 	kref_get(&ch->kref);
 	/* A close already pending comes sooner. */
-	if (!queue_delayed_work(srpt_wq, &ch->close_work, SRPT_LOGOUT_GRACE))
+	if (!queue_delayed_work(srpt_wq, &ch->end.close_work, SRPT_LOGOUT_GRACE))
 		kref_put(&ch->kref, srpt_free_ch);
-	if (srpt_post_ctl(ch, ch->logout_ioctx,
-			  srpt_build_t_logout(ch->logout_ioctx->buf, reason, 0),
+	if (srpt_post_ctl(ch, ch->end.logout_ioctx,
+			  srpt_build_t_logout(ch->end.logout_ioctx->buf, reason, 0),
 			  srpt_logout_done))
 		srpt_close_ch(ch);
 }
@@ -3956,16 +3968,16 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool again;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	ch->cred_busy = false;
+	ch->cred.busy = false;
 	/* An SRP_CRED_RSP that came first found us busy: send what is owed. */
-	again = !ch->cred_rsp_due && atomic_read(&ch->req_lim_delta) > 0;
+	again = !ch->cred.rsp_due && atomic_read(&ch->cred.req_lim_delta) > 0;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (wc->status != IB_WC_SUCCESS) {
 		srpt_wc_failed(ch, wc->status, "SRP_CRED_REQ", 0);
 		return;
 	}
 	if (again)
-		queue_delayed_work(srpt_wq, &ch->cred_work, 0);
+		queue_delayed_work(srpt_wq, &ch->cred.work, 0);
 }
 
 /*
@@ -3975,33 +3987,33 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 static void srpt_cred_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
-					       struct srpt_rdma_ch, cred_work);
+					       struct srpt_rdma_ch, cred.work);
 	unsigned long flags;
 	s32 delta = 0;
 	u64 tag;
 
 	spin_lock_irqsave(&ch->spinlock, flags);
-	if (ch->state == SRPT_CH_LIVE && !ch->cred_busy && !ch->cred_rsp_due)
-		delta = atomic_xchg(&ch->req_lim_delta, 0);
+	if (ch->state == SRPT_CH_LIVE && !ch->cred.busy && !ch->cred.rsp_due)
+		delta = atomic_xchg(&ch->cred.req_lim_delta, 0);
 	if (delta > 0) {
-		ch->cred_busy = true;
-		ch->cred_rsp_due = true;
-		tag = ++ch->cred_tag;
+		ch->cred.busy = true;
+		ch->cred.rsp_due = true;
+		tag = ++ch->cred.tag;
 	}
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (delta <= 0)
 		return;
 
-	atomic_add(delta, &ch->cred_granted);
+	atomic_add(delta, &ch->cred.granted);
 	trace_srpt_credit(ch, delta, srpt_credits_held(ch));
 	srpt_ch_debug(ch, "SRP_CRED_REQ with %d credits\n", delta);
-	if (srpt_post_ctl(ch, ch->cred_ioctx,
-			  srpt_build_cred_req(ch->cred_ioctx->buf, delta, tag),
+	if (srpt_post_ctl(ch, ch->cred.ioctx,
+			  srpt_build_cred_req(ch->cred.ioctx->buf, delta, tag),
 			  srpt_cred_done)) {
 		srpt_credit_undo(ch, delta);
 		spin_lock_irqsave(&ch->spinlock, flags);
-		ch->cred_busy = false;
-		ch->cred_rsp_due = false;
+		ch->cred.busy = false;
+		ch->cred.rsp_due = false;
 		spin_unlock_irqrestore(&ch->spinlock, flags);
 	}
 }
@@ -4013,7 +4025,7 @@ static void srpt_cred_work(struct work_struct *w)
 static void srpt_release_channel_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       release_work);
+					       end.release_work);
 	struct srpt_port *sport = ch->sport;
 	struct srpt_device *sdev = sport->sdev;
 	struct srpt_recv_ioctx *recv, *tmp;
@@ -4021,8 +4033,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 
 	srpt_ch_debug(ch, "releasing\n");
 	/* A channel closed while its login ran is released once, after it. */
-	wait_for_completion(&ch->login_done);
-	if (!ch->use_srq) {
+	wait_for_completion(&ch->end.login_done);
+	if (!ch->lim.use_srq) {
 		ib_drain_rq(ch->qp);
 	} else if (ch->qp) {
 		/*
@@ -4030,17 +4042,17 @@ static void srpt_release_channel_work(struct work_struct *w)
 		 * their buffers. A send posted after the last WQE completes
 		 * after them all (srpt_recv_done() reposts each).
 		 */
-		if (!wait_for_completion_timeout(&ch->last_wqe,
+		if (!wait_for_completion_timeout(&ch->end.last_wqe,
 						 SRPT_LAST_WQE_TIMEOUT))
 			srpt_ch_info(ch, "no last-WQE event from the HCA: receives still in flight may not return to the SRQ\n");
 		ib_drain_sq(ch->qp);
 	}
 
 	/* Transfers that completed before the drain reach the target core. */
-	flush_work(&ch->xfer_work);
-	cancel_work_sync(&ch->iu_work);
-	srpt_cancel_xfers(ch, &ch->post_failed_list);
-	srpt_cancel_xfers(ch, &ch->sq_wait_list);
+	flush_work(&ch->io.xfer_work);
+	cancel_work_sync(&ch->io.iu_work);
+	srpt_cancel_xfers(ch, &ch->sq.post_failed);
+	srpt_cancel_xfers(ch, &ch->sq.wait_list);
 
 	if (ch->sess) {
 		target_stop_session(ch->sess);
@@ -4049,15 +4061,15 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ch->sess = NULL;
 	}
 	/* Freeing the commands above may have queued them again. */
-	cancel_work_sync(&ch->iu_work);
-	flush_work(&ch->xfer_work);
-	cancel_delayed_work_sync(&ch->cred_work);
-	if (cancel_delayed_work_sync(&ch->close_work))
+	cancel_work_sync(&ch->io.iu_work);
+	flush_work(&ch->io.xfer_work);
+	cancel_delayed_work_sync(&ch->cred.work);
+	if (cancel_delayed_work_sync(&ch->end.close_work))
 		kref_put(&ch->kref, srpt_free_ch);
 
-	list_for_each_entry_safe(recv, tmp, &ch->cmd_wait_list, wait_list) {
+	list_for_each_entry_safe(recv, tmp, &ch->io.wait_list, wait_list) {
 		list_del_init(&recv->wait_list);
-		if (ch->use_srq)
+		if (ch->lim.use_srq)
 			srpt_post_recv(sdev, ch, recv);
 	}
 
@@ -4069,7 +4081,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	}
 	mutex_unlock(&sport->mutex);
 
-	if (ch->using_rdma_cm)
+	if (ch->lim.using_rdma_cm)
 		rdma_destroy_id(ch->rdma_cm.cm_id);
 	else
 		ib_destroy_cm_id(ch->ib_cm.cm_id);
@@ -4392,22 +4404,23 @@ static void srpt_ch_login_sizes(struct srpt_rdma_ch *ch,
 	const struct srpt_device *sdev = sport->sdev;
 	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
 
-	ch->max_data_len = READ_ONCE(sport->limits.srp_max_rdma_size);
-	ch->max_it_iu_len = it_iu_len;
-	ch->imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
-	ch->max_rsp_size = clamp_t(u32, READ_ONCE(sport->limits.srp_max_rsp_size),
-				   SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
-	ch->max_ti_iu_len = ch->max_rsp_size;
-	ch->use_srq = sdev->use_srq;
-	ch->rq_size = ch->use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
+	ch->lim.max_data_len = READ_ONCE(sport->limits.srp_max_rdma_size);
+	ch->lim.max_it_iu_len = it_iu_len;
+	ch->lim.imm_data_offset = srpt_imm_data_offset(req, it_iu_len);
+	ch->lim.max_rsp_size = clamp_t(u32,
+				       READ_ONCE(sport->limits.srp_max_rsp_size),
+				       SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX);
+	ch->lim.max_ti_iu_len = ch->lim.max_rsp_size;
+	ch->lim.use_srq = sdev->use_srq;
+	ch->lim.rq_size = ch->lim.use_srq ? min(sdev->srq_size, SRPT_RQ_SIZE) :
 				    SRPT_RQ_SIZE;
-	ch->recv_len = ch->use_srq ? srp_max_req_size : it_iu_len;
-	ch->recv_offset = (!ch->use_srq && ch->imm_data_offset) ?
-			  (SECTOR_SIZE - ch->imm_data_offset % SECTOR_SIZE) %
+	ch->lim.recv_len = ch->lim.use_srq ? srp_max_req_size : it_iu_len;
+	ch->lim.recv_offset = (!ch->lim.use_srq && ch->lim.imm_data_offset) ?
+			  (SECTOR_SIZE - ch->lim.imm_data_offset % SECTOR_SIZE) %
 			  SECTOR_SIZE : 0;
 	ch->stats.credits_taken = 0;
-	atomic_set(&ch->cred_granted, ch->rq_size);
-	atomic_set(&ch->req_lim_delta, 0);
+	atomic_set(&ch->cred.granted, ch->lim.rq_size);
+	atomic_set(&ch->cred.req_lim_delta, 0);
 }
 
 /* Context: sdev_mutex held. Return: a channel nobody else sees, or NULL. */
@@ -4425,18 +4438,18 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->spinlock);
 	INIT_LIST_HEAD(&ch->list);
-	init_llist_head(&ch->free_ret);
-	INIT_LIST_HEAD(&ch->cmd_wait_list);
-	INIT_LIST_HEAD(&ch->sq_wait_list);
-	INIT_LIST_HEAD(&ch->post_failed_list);
-	INIT_WORK(&ch->release_work, srpt_release_channel_work);
-	INIT_WORK(&ch->iu_work, srpt_iu_work);
-	init_llist_head(&ch->xfer_done);
-	INIT_WORK(&ch->xfer_work, srpt_xfer_work);
-	INIT_DELAYED_WORK(&ch->close_work, srpt_close_work);
-	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
-	init_completion(&ch->login_done);
-	init_completion(&ch->last_wqe);
+	init_llist_head(&ch->io.free_ret);
+	INIT_LIST_HEAD(&ch->io.wait_list);
+	INIT_LIST_HEAD(&ch->sq.wait_list);
+	INIT_LIST_HEAD(&ch->sq.post_failed);
+	INIT_WORK(&ch->end.release_work, srpt_release_channel_work);
+	INIT_WORK(&ch->io.iu_work, srpt_iu_work);
+	init_llist_head(&ch->io.xfer_done);
+	INIT_WORK(&ch->io.xfer_work, srpt_xfer_work);
+	INIT_DELAYED_WORK(&ch->end.close_work, srpt_close_work);
+	INIT_DELAYED_WORK(&ch->cred.work, srpt_cred_work);
+	init_completion(&ch->end.login_done);
+	init_completion(&ch->end.last_wqe);
 	ch->sport = sport;
 	ch->state = SRPT_CH_LOGGING_IN;
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
@@ -4445,7 +4458,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	if (ib_cm_id) {
 		ch->ib_cm.cm_id = ib_cm_id;
 	} else {
-		ch->using_rdma_cm = true;
+		ch->lim.using_rdma_cm = true;
 		ch->rdma_cm.cm_id = rdma_cm_id;
 	}
 	srpt_ch_login_sizes(ch, sport, req);
@@ -4500,7 +4513,7 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 	list_add_tail(&ch->list, &ini->ch_list);
 	atomic_inc(&sport->refcount);
 	srpt_sdev_get(sport->sdev);
-	if (ch->using_rdma_cm)
+	if (ch->lim.using_rdma_cm)
 		ch->rdma_cm.cm_id->context = ch;
 	else
 		ch->ib_cm.cm_id->context = ch;
@@ -4545,16 +4558,16 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 	rep = kzalloc_obj(*rep, GFP_KERNEL);
 	if (!rsp || !rep)
 		goto out;
-	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, ch->max_it_iu_len,
-			    ch->max_ti_iu_len,
+	srpt_fill_login_rsp(rsp, req->tag, ch->lim.rq_size, ch->lim.max_it_iu_len,
+			    ch->lim.max_ti_iu_len,
 			    srpt_multichan_rsp_flags(req->req_flags, closed_others) |
-			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
+			    (ch->lim.imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
 
 	depth = min_t(int, min_t(int, rd_depth, SRPT_DM_RDMA_READ_DEPTH),
 		      attrs->max_qp_init_rd_atom);
 	resources = min(SRPT_DM_RDMA_READ_DEPTH, attrs->max_qp_rd_atom);
 
-	if (ch->using_rdma_cm) {
+	if (ch->lim.using_rdma_cm) {
 		rep->rdma_cm.private_data = rsp;
 		rep->rdma_cm.private_data_len = sizeof(*rsp);
 		rep->rdma_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
@@ -4575,7 +4588,7 @@ static int srpt_accept_ch(struct srpt_rdma_ch *ch,
 	rep->ib_cm.rnr_retry_count = SRPT_RNR_RETRY_FOREVER;
 	rep->ib_cm.flow_control = 1;
 	rep->ib_cm.failover_accepted = 0;
-	rep->ib_cm.srq = ch->use_srq;
+	rep->ib_cm.srq = ch->lim.use_srq;
 	rep->ib_cm.responder_resources = resources;
 	rep->ib_cm.initiator_depth = depth;
 	ret = ib_send_cm_rep(ch->ib_cm.cm_id, &rep->ib_cm);
@@ -4659,17 +4672,17 @@ static int srpt_login(struct srpt_device *const sdev, struct ib_cm_id *ib_cm_id,
 	if (closed_others)
 		srpt_close_others(ch);
 	srpt_ch_info(ch, "login accepted (%u credits, max_it_iu_len %u, imm %u, %s)\n",
-		     ch->rq_size, ch->max_it_iu_len,
-		     ch->imm_data_offset, ch->use_srq ? "srq" : "rq");
+		     ch->lim.rq_size, ch->lim.max_it_iu_len,
+		     ch->lim.imm_data_offset, ch->lim.use_srq ? "srq" : "rq");
 	trace_srpt_login_accept(ch);
-	complete(&ch->login_done);
+	complete(&ch->end.login_done);
 	return 0;
 
 reject_linked:
 	srpt_send_login_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 close:
 	srpt_close_ch(ch);
-	complete(&ch->login_done);
+	complete(&ch->end.login_done);
 	return 0;
 
 unlock_reject:
@@ -4722,7 +4735,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
  * srpt_cm_rtu_recv() - the connection of a channel is established.
  * @ch: channel.
  *
- * IB CM QP to RTS, channel live, then iu_work replays early IUs.
+ * IB CM QP to RTS, channel live, then io.iu_work replays early IUs.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -4732,7 +4745,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 	if (READ_ONCE(ch->state) != SRPT_CH_LOGGING_IN)
 		return;
-	if (!ch->using_rdma_cm) {
+	if (!ch->lim.using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
 		if (ret) {
 			srpt_ch_err(ch, "QP to RTS failed: %d\n", ret);
@@ -4743,7 +4756,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	if (ch->state == SRPT_CH_LOGGING_IN) {
-		WRITE_ONCE(ch->processing_wait_list, true);
+		WRITE_ONCE(ch->io.processing_wait_list, true);
 		/* Flag first: srpt_recv_done() reads both without the lock. */
 		smp_store_release(&ch->state, SRPT_CH_LIVE);
 		live = true;
@@ -4753,7 +4766,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	if (live) {
 		trace_srpt_ch_state(ch, SRPT_CH_LOGGING_IN, SRPT_CH_LIVE);
 		srpt_ch_info(ch, "live\n");
-		queue_work(srpt_io_wq, &ch->iu_work);
+		queue_work(srpt_io_wq, &ch->io.iu_work);
 	}
 }
 
@@ -6802,17 +6815,17 @@ static int srpt_ch_stats_show(const struct srpt_rdma_ch *ch, char *page,
 			     atomic64_read(&st->aborts));
 	len += sysfs_emit_at(page, at + len,
 			     "   Credits granted: %d  returned: %lld  held by initiator: %d\n",
-			     ch->rq_size, srpt_ch_credits_returned(ch),
+			     ch->lim.rq_size, srpt_ch_credits_returned(ch),
 			     srpt_credits_held(ch));
 	len += sysfs_emit_at(page, at + len,
 			     "   Send queue high-water: %d of %u RDMA WRs  Receive high-water: %d of %d requests\n",
-			     atomic_read(&st->sq_hwm), ch->sq_rdma_wrs,
-			     atomic_read(&st->rq_hwm), ch->rq_size);
+			     atomic_read(&st->sq_hwm), ch->lim.sq_rdma_wrs,
+			     atomic_read(&st->rq_hwm), ch->lim.rq_size);
 	/* A transfer that waits here for long is a stuck channel. */
 	len += sysfs_emit_at(page, at + len,
 			     "   Send queue now: %d of %u RDMA WRs free%s\n",
-			     atomic_read(&ch->sq_wr_avail), ch->sq_rdma_wrs,
-			     list_empty_careful(&ch->sq_wait_list) ? "" :
+			     atomic_read(&ch->sq.wr_avail), ch->lim.sq_rdma_wrs,
+			     list_empty_careful(&ch->sq.wait_list) ? "" :
 			     ", transfers waiting for room");
 	return len;
 }
@@ -6870,7 +6883,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 				     cid++, srpt_ch_state_name(state));
 		len += sysfs_emit_at(page, len, "   Address %s %s\n",
 				     ch->sess_name,
-				     ch->using_rdma_cm ? "RDMA_CM" : "IB_CM");
+				     ch->lim.using_rdma_cm ? "RDMA_CM" : "IB_CM");
 		if (ch->initiator)
 			len += sysfs_emit_at(page, len,
 					     "   Initiator port ID: 0x%16phN\n",

@@ -11,9 +11,9 @@
  *  - struct srpt_rdma_ch is refcounted (kref). The initial reference
  *    belongs to the channel itself and is dropped at the end of its
  *    release work, which runs once, after the login callback is done with
- *    the channel (&srpt_rdma_ch.login_done), after the QP drained and
+ *    the channel (&srpt_rdma_ch.end.login_done), after the QP drained and
  *    after the LIO session and all its commands are gone. Work that may
- *    run later (&srpt_rdma_ch.close_work) and srpt_close_ch() hold a
+ *    run later (&srpt_rdma_ch.end.close_work) and srpt_close_ch() hold a
  *    reference of their own. Freed with kfree_rcu().
  *  - Channel lists (&srpt_initiator.ch_list, &srpt_port.initiators) are
  *    read and changed under &srpt_port.mutex only.
@@ -350,7 +350,7 @@ struct srpt_ioctx {
 /**
  * struct srpt_recv_ioctx - a receive buffer.
  * @ioctx: the buffer.
- * @wait_list: on &srpt_rdma_ch.cmd_wait_list while the channel is not live.
+ * @wait_list: on &srpt_rdma_ch.io.wait_list while the channel is not live.
  * @byte_len: bytes received.
  * @wr: its receive work request, built by the first srpt_post_recv().
  * @sge: the buffer, as @wr posts it.
@@ -384,10 +384,10 @@ struct srpt_xfer_seg {
  * @seg0: inline storage when there is one descriptor.
  * @n_segs: used entries of @segs.
  * @rdma_cqe: completion entry for the RDMA READs.
- * @xfer_node: on &srpt_rdma_ch.xfer_done once its RDMA READs completed.
- * @xfer_status: their completion status, for &srpt_rdma_ch.xfer_work.
+ * @xfer_node: on &srpt_rdma_ch.io.xfer_done once its RDMA READs completed.
+ * @xfer_status: their completion status, for &srpt_rdma_ch.io.xfer_work.
  * @imm_sg: scatterlist over immediate data.
- * @free_node: on &srpt_rdma_ch.free_own or free_ret while unused.
+ * @free_node: on &srpt_rdma_ch.io.free_own or free_ret while unused.
  * @state: an &enum srpt_cmd_state; once the command is in flight
  *	   changed with cmpxchg (srpt_set_cmd_state()) where another context
  *	   can race, else with a plain store (srpt_cmd_finish(), immediate
@@ -402,12 +402,12 @@ struct srpt_xfer_seg {
  *            SRQ buffer serves channels with any immediate data offset):
  *            srpt_write_pending() copies @imm_sg into the buffer the
  *            target core allocated.
- * @unsig_snap: &srpt_rdma_ch.unsig_posted before this signaled response
+ * @unsig_snap: &srpt_rdma_ch.sq.unsig_posted before this signaled response
  *		was posted: the unsignaled ones before it are done when it is.
  * @rsp_credits: credits the posted response hands back; taken back if the
  *		 post fails.
- * @sq_wait: on &srpt_rdma_ch.sq_wait_list while the transfer waits for
- *	     send queue space, on &srpt_rdma_ch.post_failed_list after a
+ * @sq_wait: on &srpt_rdma_ch.sq.wait_list while the transfer waits for
+ *	     send queue space, on &srpt_rdma_ch.sq.post_failed after a
  *	     failed post.
  * @ext_tbl: descriptor table fetched from initiator memory, or NULL.
  * @ext_sg: scatterlist over @ext_tbl for the fetch, which uses @seg0
@@ -455,19 +455,20 @@ struct srpt_send_ioctx {
  * struct srpt_ch_stats - per-channel counters, shown in the ACL's info.
  *
  * The counters of the data path have one writer each and take no atomic
- * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.iu_work
+ * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.io.iu_work
  * while it replays the wait list, never both at once), the send completion
  * side (the send CQ, polled by one context at a time) and
- * &srpt_rdma_ch.xfer_work. Readers use READ_ONCE() and may see a value a
+ * &srpt_rdma_ch.io.xfer_work. Readers use READ_ONCE() and may see a value a
  * few I/Os old.
  *
  * @cmds: SCSI commands received (receive side).
  * @credits_taken: requests received inside the credits (receive side);
  *		   the credits the initiator holds and those returned are
- *		   derived from it and &srpt_rdma_ch.cred_granted
+ *		   derived from it and &srpt_rdma_ch.cred.granted
  *		   (srpt_credits_held(), srpt_ch_credits_returned()).
  * @bytes_in_imm: data-out bytes received as immediate data (receive side).
- * @bytes_in_rdma: data-out bytes fetched by RDMA READ (xfer_work).
+ * @bytes_in_rdma: data-out bytes fetched by RDMA READ
+ *		   (&srpt_rdma_ch.io.xfer_work).
  * @bytes_out: data-in bytes sent (send completion side).
  * @tmfs: task management requests received.
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
@@ -479,10 +480,10 @@ struct srpt_send_ioctx {
  * @aborts: commands the target core aborted (ABORT TASK, LUN RESET,
  *	    session shutdown); they get no response of their own.
  * @sq_hwm: most RDMA work requests in the send queue at once (the
- *	    &srpt_rdma_ch.sq_rdma_wrs budget minus &srpt_rdma_ch.sq_wr_avail).
+ *	    &srpt_rdma_ch.lim.sq_rdma_wrs budget minus &srpt_rdma_ch.sq.wr_avail).
  * @rq_hwm: most requests outstanding at once: SRP_CMD and SRP_TSK_MGMT
  *	    received whose credit did not yet go back to the initiator
- *	    (&srpt_rdma_ch.rq_size minus srpt_credits_held()).
+ *	    (&srpt_rdma_ch.lim.rq_size minus srpt_credits_held()).
  */
 struct srpt_ch_stats {
 	u64		cmds;
@@ -527,7 +528,26 @@ enum srpt_ch_state {
 
 /**
  * struct srpt_rdma_ch - one RDMA channel (login) from an initiator.
+ *
+ * Grouped by who may write a field when: identity and lifetime, the verbs
+ * objects, limits fixed before the channel goes live, what @spinlock
+ * protects, then one sub-struct per concern (send queue budget, credits,
+ * command intake, teardown) and the counters.
+ *
+ * @kref: lifetime; see the top of this file.
+ * @rcu: for kfree_rcu.
  * @initiator: the initiator port (struct srpt_initiator) of this channel.
+ * @list: on &srpt_initiator.ch_list.
+ * @sport: target port the login came in on.
+ * @sess: LIO session.
+ * @se_tpg: TPG of @sess; kept until the channel is freed, so that
+ *	    srpt_tpg_stop() can find the channels of a TPG.
+ * @sess_name: initiator port ID in 0x + 32 hex form.
+ * @log_name: @sess_name and the QP number: what messages call the channel.
+ * @ib_cm: IB CM state.
+ * @ib_cm.cm_id: IB CM ID.
+ * @rdma_cm: RDMA/CM state.
+ * @rdma_cm.cm_id: RDMA/CM ID.
  * @qp: queue pair.
  * @cq: send completion queue, polled in soft-IRQ context so that a
  *	response's completion needs no work item; with the SRQ also the
@@ -535,156 +555,101 @@ enum srpt_ch_state {
  *	the drain, which one queue guarantees).
  * @recv_cq: receive completion queue, polled by a work item (commands are
  *	     submitted from it): @cq itself with the SRQ.
- * @zw_cqe: completion entry of the zero-length drain write.
- * @unsig_cqe: completion entry of unsignaled responses: only errors and
- *	       flushes complete them.
- * @unsig_avail: send queue entries left for unsignaled responses.
- * @unsig_posted: unsignaled responses posted (a running count).
- * @unsig_retired: the value of @unsig_posted whose entries are known free.
- * @rcu: for kfree_rcu.
- * @kref: lifetime; see the top of this file.
- * @rq_size: receive queue size (= credits granted over the channel's life).
- * @max_inline: largest response sent inline, 0 if the QP has no inline
- *		data.
- * @max_rsp_size: largest SRP_RSP the target sends.
- * @sq_wr_avail: work requests of the shared RDMA budget not in use.
- *		 Each send context also owns one response slot of the send
- *		 queue, which needs no accounting (see srpt_create_ch_ib()).
- * @sq_rdma_wrs: RDMA work requests of the shared budget; a transfer
- *		 needing more can never be posted.
- * @ctx_rdma_wr: each send context owns one more RDMA work request, which a
- *		 one-WR transfer uses instead of the shared budget; set at
- *		 channel creation where the send queue has room for it.
- * @rdma_ctxs: RDMA contexts of the QP, and the size of its MR pool where
- *	       transfers use MRs (iWARP reads, force_mr).
- * @max_data_len: largest data transfer of one command (srp_max_rdma_size
- *		  at login).
- * @sport: target port the login came in on.
- * @max_ti_iu_len: largest target-to-initiator IU.
- * @max_it_iu_len: largest initiator-to-target IU, from the login.
- * @cred_granted: credits granted since the login (rq_size at first, then
+ * @lim: set while the channel is created and logs in, read-only once it is
+ *	 live.
+ * @lim.using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
+ * @lim.use_srq: the receive side is the device's SRQ.
+ * @lim.rq_size: receive queue size (= credits granted over the channel's
+ *		 life).
+ * @lim.max_ti_iu_len: largest target-to-initiator IU.
+ * @lim.max_it_iu_len: largest initiator-to-target IU, from the login.
+ * @lim.max_rsp_size: largest SRP_RSP the target sends.
+ * @lim.max_inline: largest response sent inline, 0 if the QP has no inline
+ *		    data.
+ * @lim.max_data_len: largest data transfer of one command
+ *		      (srp_max_rdma_size at login).
+ * @lim.imm_data_offset: where immediate data starts in an SRP_CMD, 0 if
+ *			 off.
+ * @lim.recv_len: bytes posted per receive buffer.
+ * @lim.recv_offset: offset of the IU in each receive buffer.
+ * @lim.sq_rdma_wrs: RDMA work requests of the shared budget; a transfer
+ *		     needing more can never be posted.
+ * @lim.ctx_rdma_wr: each send context owns one more RDMA work request,
+ *		     which a one-WR transfer uses instead of the shared
+ *		     budget; set at channel creation where the send queue has
+ *		     room for it.
+ * @lim.rdma_ctxs: RDMA contexts of the QP, and the size of its MR pool
+ *		   where transfers use MRs (iWARP reads, force_mr).
+ * @spinlock: protects @state, @io.wait_list, @io.processing_wait_list,
+ *	      @sq.wait_list, @sq.post_failed, @sq.closed's writes,
+ *	      @end.logout_sent and @cred's flags and tag.
+ * @state: &enum srpt_ch_state.
+ * @sq: the send queue's budget. Each send context owns one response slot
+ *	of the send queue, which needs no accounting (srpt_create_ch_ib()).
+ * @sq.wr_avail: work requests of the shared RDMA budget not in use.
+ * @sq.closed: set under @spinlock once the release has cancelled the
+ *	       transfers: nothing may wait for send queue space any more.
+ * @sq.wait_list: commands whose RDMA transfer waits for send queue space.
+ * @sq.post_failed: commands whose post failed; their work requests may
+ *		    still be in the send queue, so they are freed after the
+ *		    drain.
+ * @sq.unsig_cqe: completion entry of unsignaled responses: only errors and
+ *		  flushes complete them.
+ * @sq.unsig_avail: send queue entries left for unsignaled responses.
+ * @sq.unsig_posted: unsignaled responses posted (a running count).
+ * @sq.unsig_retired: the value of @sq.unsig_posted whose entries are known
+ *		      free.
+ * @cred: the initiator's request limit.
+ * @cred.granted: credits granted since the login (rq_size at first, then
  *		  what responses and SRP_CRED_REQs return); any context
  *		  adds, only the receive side takes (srpt_credit_take()).
- * @req_lim_delta: credits returned with the next response.
- * @imm_data_offset: where immediate data starts in an SRP_CMD, 0 if off.
- * @spinlock: protects @state, @cmd_wait_list,
- *	      @processing_wait_list, @sq_wait_list, @post_failed_list,
- *	      @logout_sent and the @cred_ fields.
- * @state: &enum srpt_ch_state.
- * @using_rdma_cm: logged in through the RDMA/CM, else the IB CM.
- * @processing_wait_list: @cmd_wait_list is being replayed.
- * @list: on &srpt_initiator.ch_list.
- * @free_own: unused send contexts only the receive side touches
- *	      (srpt_pool_get()).
- * @free_ret: unused send contexts given back from any context.
- * @ioctx_ring: send contexts.
- * @ioctx_recv_ring: per-channel receive ring when no SRQ is used.
- * @cmd_wait_list: IUs received before the channel was live, or while no
- *		   send context was free; replayed in order by @iu_work.
- * @sq_wait_list: commands whose RDMA transfer waits for send queue space.
- * @post_failed_list: commands whose post failed; their work requests may
- *		      still be in the send queue, so they are freed after the
- *		      drain.
- * @logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
- * @cred_ioctx: buffer of the SRP_CRED_REQ the target sends.
- * @logout_sent: SRP_T_LOGOUT posted; the channel closes when it completes
- *		 or after a grace time (&srpt_rdma_ch.close_work).
- * @sq_closed: set under @spinlock once the release has cancelled the
- *	       transfers: nothing may wait for send queue space any more.
- * @cred_busy: @cred_ioctx is posted.
- * @cred_rsp_due: an SRP_CRED_REQ awaits its SRP_CRED_RSP (tag @cred_tag).
- * @cred_tag: tag of the last SRP_CRED_REQ.
- * @cred_work: sends credits that no response carries back in an
+ * @cred.req_lim_delta: credits returned with the next response.
+ * @cred.ioctx: buffer of the SRP_CRED_REQ the target sends.
+ * @cred.busy: @cred.ioctx is posted.
+ * @cred.rsp_due: an SRP_CRED_REQ awaits its SRP_CRED_RSP (tag @cred.tag).
+ * @cred.tag: tag of the last SRP_CRED_REQ.
+ * @cred.work: sends credits that no response carries back in an
  *	       SRP_CRED_REQ.
- * @iu_work: replays @cmd_wait_list.
- * @xfer_done: commands whose RDMA READs completed (data or descriptor
- *	       table), pushed by the soft-IRQ send completion.
- * @xfer_work: hands @xfer_done to the target core (which may sleep), in
- *	       completion order, and starts transfers waiting for room.
- * @close_work: closes the channel from contexts that cannot (QP events),
- *		or if its SRP_T_LOGOUT does not complete in time.
- * @tbl_fetches: descriptor table fetches in flight.
- * @login_done: the login callback is done with the channel; release waits
- *		for it, so a channel closed during its login is freed once.
- * @last_wqe: an SRQ-attached QP in error took its last receive from the
- *	      SRQ (IB_EVENT_QP_LAST_WQE_REACHED).
- * @sess: LIO session.
- * @se_tpg: TPG of @sess; kept until the channel is freed, so that
- *	    srpt_tpg_stop() can find the channels of a TPG.
- * @sess_name: initiator port ID in 0x + 32 hex form.
- * @log_name: @sess_name and the QP number: what messages call the channel.
- * @release_work: tears the channel down off the CM callback.
- * @ib_cm: IB CM state.
- * @ib_cm.cm_id: IB CM ID.
- * @rdma_cm: RDMA/CM state.
- * @rdma_cm.cm_id: RDMA/CM ID.
- * @use_srq: the receive side is the device's SRQ.
+ * @io: command intake and the send contexts.
+ * @io.send_ring: send contexts.
+ * @io.recv_ring: per-channel receive ring when no SRQ is used.
+ * @io.free_own: unused send contexts only the receive side touches
+ *		 (srpt_pool_get()).
+ * @io.free_ret: unused send contexts given back from any context.
+ * @io.wait_list: IUs received before the channel was live, or while no
+ *		  send context was free; replayed in order by @io.iu_work.
+ * @io.processing_wait_list: @io.wait_list is being replayed.
+ * @io.iu_work: replays @io.wait_list.
+ * @io.xfer_done: commands whose RDMA READs completed (data or descriptor
+ *		  table), pushed by the soft-IRQ send completion.
+ * @io.xfer_work: hands @io.xfer_done to the target core (which may sleep),
+ *		  in completion order, and starts transfers waiting for room.
+ * @io.tbl_fetches: descriptor table fetches in flight.
+ * @end: logout and teardown.
+ * @end.logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
+ * @end.logout_sent: SRP_T_LOGOUT posted; the channel closes when it
+ *		     completes or after a grace time (@end.close_work).
+ * @end.close_work: closes the channel from contexts that cannot (QP
+ *		    events), or if its SRP_T_LOGOUT does not complete in time.
+ * @end.zw_cqe: completion entry of the zero-length drain write.
+ * @end.last_wqe: an SRQ-attached QP in error took its last receive from
+ *		  the SRQ (IB_EVENT_QP_LAST_WQE_REACHED).
+ * @end.login_done: the login callback is done with the channel; release
+ *		    waits for it, so a channel closed during its login is
+ *		    freed once.
+ * @end.release_work: tears the channel down off the CM callback.
  * @stats: counters.
- * @recv_len: bytes posted per receive buffer.
- * @recv_offset: offset of the IU in each receive buffer.
  */
 struct srpt_rdma_ch {
-	struct srpt_initiator	*initiator;
-	struct ib_qp		*qp;
-	struct ib_cq		*cq;
-	struct ib_cq		*recv_cq;
-	struct ib_cqe		zw_cqe;
-	struct ib_cqe		unsig_cqe;
-	atomic_t		unsig_avail;
-	atomic_t		unsig_posted;
-	atomic_t		unsig_retired;
-	struct rcu_head		rcu;
 	struct kref		kref;
-	int			rq_size;
-	u32			max_rsp_size;
-	u32			max_inline;
-	atomic_t		sq_wr_avail;
-	struct srpt_port	*sport;
-	int			max_ti_iu_len;
-	int			max_it_iu_len;
-	atomic_t		cred_granted;
-	atomic_t		req_lim_delta;
-	u16			imm_data_offset;
-	spinlock_t		spinlock;	/* see kernel-doc above */
-	enum srpt_ch_state	state;
-	bool			using_rdma_cm;
-	bool			processing_wait_list;
-	bool			use_srq;
+	struct rcu_head		rcu;
+	struct srpt_initiator	*initiator;
 	struct list_head	list;
-	struct llist_node	*free_own;
-	struct llist_head	free_ret;
-	struct srpt_send_ioctx	**ioctx_ring;
-	struct srpt_recv_ioctx	**ioctx_recv_ring;
-	struct list_head	cmd_wait_list;
-	struct list_head	sq_wait_list;
-	struct list_head	post_failed_list;
-	struct srpt_ioctx	*logout_ioctx;
-	struct srpt_ioctx	*cred_ioctx;
-	bool			logout_sent;
-	bool			cred_busy;
-	bool			cred_rsp_due;
-	bool			sq_closed;
-	u64			cred_tag;
-	struct delayed_work	cred_work;
-	struct work_struct	iu_work;
-	struct llist_head	xfer_done;
-	struct work_struct	xfer_work;
-	struct delayed_work	close_work;
-	struct completion	login_done;
-	struct completion	last_wqe;
-	atomic_t		tbl_fetches;
-	u32			sq_rdma_wrs;
-	bool			ctx_rdma_wr;
-	u32			rdma_ctxs;
-	u32			max_data_len;
+	struct srpt_port	*sport;
 	struct se_session	*sess;
 	struct se_portal_group	*se_tpg;
 	u8			sess_name[SRPT_NAME_LEN + 1];
 	char			log_name[SRPT_NAME_LEN + 16];
-	struct work_struct	release_work;
-	u32			recv_len;
-	u32			recv_offset;
-	struct srpt_ch_stats	stats;
 	union {
 		struct {
 			struct ib_cm_id		*cm_id;
@@ -693,6 +658,76 @@ struct srpt_rdma_ch {
 			struct rdma_cm_id	*cm_id;
 		} rdma_cm;
 	};
+
+	struct ib_qp		*qp;
+	struct ib_cq		*cq;
+	struct ib_cq		*recv_cq;
+
+	struct {
+		bool		using_rdma_cm;
+		bool		use_srq;
+		bool		ctx_rdma_wr;
+		u16		imm_data_offset;
+		int		rq_size;
+		int		max_ti_iu_len;
+		int		max_it_iu_len;
+		u32		max_rsp_size;
+		u32		max_inline;
+		u32		max_data_len;
+		u32		recv_len;
+		u32		recv_offset;
+		u32		sq_rdma_wrs;
+		u32		rdma_ctxs;
+	} lim;
+
+	spinlock_t		spinlock;	/* see kernel-doc above */
+	enum srpt_ch_state	state;
+
+	struct {
+		atomic_t		wr_avail;
+		bool			closed;
+		struct list_head	wait_list;
+		struct list_head	post_failed;
+		struct ib_cqe		unsig_cqe;
+		atomic_t		unsig_avail;
+		atomic_t		unsig_posted;
+		atomic_t		unsig_retired;
+	} sq;
+
+	struct {
+		atomic_t		granted;
+		atomic_t		req_lim_delta;
+		struct srpt_ioctx	*ioctx;
+		bool			busy;
+		bool			rsp_due;
+		u64			tag;
+		struct delayed_work	work;
+	} cred;
+
+	struct {
+		struct srpt_send_ioctx	**send_ring;
+		struct srpt_recv_ioctx	**recv_ring;
+		struct llist_node	*free_own;
+		struct llist_head	free_ret;
+		struct list_head	wait_list;
+		bool			processing_wait_list;
+		struct work_struct	iu_work;
+		struct llist_head	xfer_done;
+		struct work_struct	xfer_work;
+		atomic_t		tbl_fetches;
+	} io;
+
+	struct {
+		struct srpt_ioctx	*logout_ioctx;
+		bool			logout_sent;
+		struct delayed_work	close_work;
+		struct ib_cqe		zw_cqe;
+		struct completion	last_wqe;
+		struct completion	login_done;
+		struct work_struct	release_work;
+	} end;
+
+	struct srpt_ch_stats	stats;
 };
 
 /**

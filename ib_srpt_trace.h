@@ -80,12 +80,12 @@ TRACE_EVENT(srpt_login_accept,
 			     __field(bool, rdma_cm)),
 	    TP_fast_assign(__entry->qpn = srpt_trace_qpn(ch);
 			   memcpy(__entry->i_port_id, srpt_trace_i_port_id(ch), 16);
-			   __entry->credits = ch->rq_size;
-			   __entry->max_it_iu_len = ch->max_it_iu_len;
-			   __entry->max_ti_iu_len = ch->max_ti_iu_len;
-			   __entry->imm_data_offset = ch->imm_data_offset;
-			   __entry->use_srq = ch->use_srq;
-			   __entry->rdma_cm = ch->using_rdma_cm;),
+			   __entry->credits = ch->lim.rq_size;
+			   __entry->max_it_iu_len = ch->lim.max_it_iu_len;
+			   __entry->max_ti_iu_len = ch->lim.max_ti_iu_len;
+			   __entry->imm_data_offset = ch->lim.imm_data_offset;
+			   __entry->use_srq = ch->lim.use_srq;
+			   __entry->rdma_cm = ch->lim.using_rdma_cm;),
 	    TP_printk("qpn %u initiator 0x%16phN credits %u max_it_iu_len %u max_ti_iu_len %u imm %u %s %s",
 		      __entry->qpn, __entry->i_port_id, __entry->credits,
 		      __entry->max_it_iu_len, __entry->max_ti_iu_len,

@@ -389,7 +389,7 @@ static void srpt_fuzz_srp_cmd(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f->copy);
 	KUNIT_ASSERT_NOT_NULL(test, f->buf);
 	srpt_fuzz_start(test, f, 0, "IUs");
-	ch->max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	ch->lim.max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
 
 	for (n = 0; srpt_fuzz_more(f, n); n++) {
 		iu_len = srpt_fuzz_build(f, &imm_off);
@@ -400,18 +400,18 @@ static void srpt_fuzz_srp_cmd(struct kunit *test)
 		if (!srpt_fuzz_check(test, f, cmd, iu_len, imm_off, ret, &d))
 			break;
 		/* The whole command check: the length limit holds after it. */
-		ch->imm_data_offset = imm_off;
+		ch->lim.imm_data_offset = imm_off;
 		ret = srpt_check_cmd(ch, cmd, iu_len, &d);
 		if (ret == -E2BIG)
 			too_big++;
-		if (ret == -E2BIG && d.data_len <= ch->max_data_len) {
+		if (ret == -E2BIG && d.data_len <= ch->lim.max_data_len) {
 			KUNIT_FAIL(test, "input %u: %llu bytes called too big", n,
 				   d.data_len);
 			break;
 		}
-		if (!ret && d.data_len > ch->max_data_len) {
+		if (!ret && d.data_len > ch->lim.max_data_len) {
 			KUNIT_FAIL(test, "input %u: %llu bytes accepted, limit %u", n,
-				   d.data_len, ch->max_data_len);
+				   d.data_len, ch->lim.max_data_len);
 			break;
 		}
 		if (srpt_fuzz_check_rw(test, ch, cmd, iu_len, n))
@@ -741,49 +741,49 @@ static bool srpt_fuzz_login_sizes(struct kunit *test, struct srpt_fuzz_login *l,
 	u32 buf;
 
 	if (len < SRPT_MIN_IT_IU_LEN || len > l->max_req ||
-	    ch->max_it_iu_len != len || ch->recv_len < len ||
-	    ch->recv_len > l->max_req) {
+	    ch->lim.max_it_iu_len != len || ch->lim.recv_len < len ||
+	    ch->lim.recv_len > l->max_req) {
 		KUNIT_FAIL(test,
 			   "input %u: it_iu_len %u accepted (limit %u): max_it_iu_len %d, receive buffers %u",
-			   n, len, l->max_req, ch->max_it_iu_len, ch->recv_len);
+			   n, len, l->max_req, ch->lim.max_it_iu_len, ch->lim.recv_len);
 		return false;
 	}
 	/* Granted exactly when asked for and inside the IU. */
-	if (ch->imm_data_offset != (want_imm && off >= SRPT_IMM_DATA_OFFSET_MIN &&
-				    off < len ? off : 0)) {
+	if (ch->lim.imm_data_offset !=
+	    (want_imm && off >= SRPT_IMM_DATA_OFFSET_MIN && off < len ? off : 0)) {
 		KUNIT_FAIL(test,
 			   "input %u: immediate data offset %u asked (flags %#x, it_iu_len %u), %u granted",
-			   n, off, req->req_flags, len, ch->imm_data_offset);
+			   n, off, req->req_flags, len, ch->lim.imm_data_offset);
 		return false;
 	}
 	/* The receive buffer can be allocated and aligns immediate data. */
-	if (check_add_overflow(ch->recv_len, ch->recv_offset, &buf) ||
-	    buf > KMALLOC_MAX_SIZE || ch->recv_offset >= SECTOR_SIZE ||
-	    (ch->use_srq || !ch->imm_data_offset ? ch->recv_offset != 0 :
-	     (ch->recv_offset + ch->imm_data_offset) % SECTOR_SIZE)) {
+	if (check_add_overflow(ch->lim.recv_len, ch->lim.recv_offset, &buf) ||
+	    buf > KMALLOC_MAX_SIZE || ch->lim.recv_offset >= SECTOR_SIZE ||
+	    (ch->lim.use_srq || !ch->lim.imm_data_offset ? ch->lim.recv_offset != 0 :
+	     (ch->lim.recv_offset + ch->lim.imm_data_offset) % SECTOR_SIZE)) {
 		KUNIT_FAIL(test,
 			   "input %u: receive buffer %u + %u bytes (largest %lu), immediate data at %u, srq %d, it_iu_len %u",
-			   n, ch->recv_offset, ch->recv_len,
-			   (unsigned long)KMALLOC_MAX_SIZE, ch->imm_data_offset,
-			   ch->use_srq, len);
+			   n, ch->lim.recv_offset, ch->lim.recv_len,
+			   (unsigned long)KMALLOC_MAX_SIZE, ch->lim.imm_data_offset,
+			   ch->lim.use_srq, len);
 		return false;
 	}
-	if (ch->rq_size < 1 || ch->rq_size > SRPT_RQ_SIZE ||
-	    (ch->use_srq && ch->rq_size > l->sdev->srq_size) ||
-	    srpt_credits_held(ch) != ch->rq_size ||
-	    atomic_read(&ch->req_lim_delta)) {
+	if (ch->lim.rq_size < 1 || ch->lim.rq_size > SRPT_RQ_SIZE ||
+	    (ch->lim.use_srq && ch->lim.rq_size > l->sdev->srq_size) ||
+	    srpt_credits_held(ch) != ch->lim.rq_size ||
+	    atomic_read(&ch->cred.req_lim_delta)) {
 		KUNIT_FAIL(test, "input %u: %d credits (srq %d of %d), req_lim %d",
-			   n, ch->rq_size, ch->use_srq, l->sdev->srq_size,
+			   n, ch->lim.rq_size, ch->lim.use_srq, l->sdev->srq_size,
 			   srpt_credits_held(ch));
 		return false;
 	}
-	if (ch->max_rsp_size < SRPT_MAX_RSP_SIZE_MIN ||
-	    ch->max_rsp_size > SRPT_MAX_RSP_SIZE_MAX ||
-	    ch->max_ti_iu_len != ch->max_rsp_size ||
-	    ch->max_data_len != l->sport->limits.srp_max_rdma_size) {
+	if (ch->lim.max_rsp_size < SRPT_MAX_RSP_SIZE_MIN ||
+	    ch->lim.max_rsp_size > SRPT_MAX_RSP_SIZE_MAX ||
+	    ch->lim.max_ti_iu_len != ch->lim.max_rsp_size ||
+	    ch->lim.max_data_len != l->sport->limits.srp_max_rdma_size) {
 		KUNIT_FAIL(test,
 			   "input %u: max_ti_iu_len %d, responses %u bytes (srp_max_rsp_size %u)",
-			   n, ch->max_ti_iu_len, ch->max_rsp_size,
+			   n, ch->lim.max_ti_iu_len, ch->lim.max_rsp_size,
 			   l->sport->limits.srp_max_rsp_size);
 		return false;
 	}
@@ -804,21 +804,21 @@ static bool srpt_fuzz_login_accepted(struct kunit *test,
 	bool admit;
 	u64 guid;
 
-	srpt_fill_login_rsp(rsp, req->tag, ch->rq_size, ch->max_it_iu_len,
-			    ch->max_ti_iu_len,
+	srpt_fill_login_rsp(rsp, req->tag, ch->lim.rq_size, ch->lim.max_it_iu_len,
+			    ch->lim.max_ti_iu_len,
 			    srpt_multichan_rsp_flags(req->req_flags, closed) |
-			    (ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
+			    (ch->lim.imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0));
 	mc = req->req_flags & SRP_MULTICHAN_MULTI ? SRP_LOGIN_RSP_MULTICHAN_MAINTAINED :
 	     closed ? SRP_LOGIN_RSP_MULTICHAN_TERMINATED :
 	     SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
 	if (rsp->opcode != SRP_LOGIN_RSP || rsp->tag != req->tag ||
-	    be32_to_cpu(rsp->req_lim_delta) != ch->rq_size ||
+	    be32_to_cpu(rsp->req_lim_delta) != ch->lim.rq_size ||
 	    be32_to_cpu(rsp->max_it_iu_len) != be32_to_cpu(req->req_it_iu_len) ||
-	    be32_to_cpu(rsp->max_ti_iu_len) != ch->max_rsp_size ||
+	    be32_to_cpu(rsp->max_ti_iu_len) != ch->lim.max_rsp_size ||
 	    !(be16_to_cpu(rsp->buf_fmt) & be16_to_cpu(req->req_buf_fmt) &
 	      (SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)) ||
 	    (rsp->rsp_flags & 3) != mc ||
-	    !(rsp->rsp_flags & SRP_LOGIN_RSP_IMMED_SUPP) != !ch->imm_data_offset) {
+	    !(rsp->rsp_flags & SRP_LOGIN_RSP_IMMED_SUPP) != !ch->lim.imm_data_offset) {
 		KUNIT_FAIL(test, "input %u: LOGIN_RSP %*ph for request %*ph", n,
 			   (int)sizeof(*rsp), rsp, (int)sizeof(*req), req);
 		return false;
@@ -942,8 +942,8 @@ static void srpt_fuzz_login(struct kunit *test)
 		    !srpt_fuzz_login_accepted(test, l, n))
 			break;
 		l->accepted++;
-		l->imm += !!l->ch->imm_data_offset;
-		l->srq += l->ch->use_srq;
+		l->imm += !!l->ch->lim.imm_data_offset;
+		l->srq += l->ch->lim.use_srq;
 	}
 	srp_max_req_size = saved_max_req;
 	kunit_info(test, "%u requests in %u ms: accepted %lu (immediate data %lu, srq %lu); refused: opcode or IU too small %lu, IU too large %lu, target port %lu, format %lu, port disabled %lu",
@@ -1057,7 +1057,7 @@ static void srpt_fuzz_iu_dispatch(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, ends[k]);
 	}
 	spin_lock_init(&ch->spinlock);
-	ch->max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	ch->lim.max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
 	cmd = (struct srp_cmd *)f->scratch;
 	ntypes = ARRAY_SIZE(srpt_fuzz_iu_types);
 	srpt_fuzz_start(test, f, 3, "IUs");
@@ -1100,7 +1100,7 @@ static void srpt_fuzz_iu_dispatch(struct kunit *test)
 		ok = true;
 		switch (kind) {
 		case SRPT_IU_CMD:
-			ch->imm_data_offset = srpt_fuzz_pick(f, 2) ?
+			ch->lim.imm_data_offset = srpt_fuzz_pick(f, 2) ?
 					      SRPT_IMM_DATA_OFFSET_MIN : 0;
 			cmds += !srpt_check_cmd(ch, (struct srp_cmd *)iu, len, &d);
 			break;
@@ -1111,12 +1111,12 @@ static void srpt_fuzz_iu_dispatch(struct kunit *test)
 			due = srpt_fuzz_pick(f, 2);
 			tag = len >= sizeof(struct srp_cred_rsp) ?
 			      ((struct srp_cred_rsp *)f->scratch)->tag : 0;
-			ch->cred_rsp_due = due;
-			ch->cred_tag = srpt_fuzz_pick(f, 2) ? tag : srpt_fuzz_u64(f);
+			ch->cred.rsp_due = due;
+			ch->cred.tag = srpt_fuzz_pick(f, 2) ? tag : srpt_fuzz_u64(f);
 			expect = due && len >= sizeof(struct srp_cred_rsp) &&
-				 ch->cred_tag == tag;
+				 ch->cred.tag == tag;
 			ok = srpt_cred_rsp_expected(ch, iu, len) == expect &&
-			     ch->cred_rsp_due == (due && !expect);
+			     ch->cred.rsp_due == (due && !expect);
 			creds += expect;
 			break;
 		default:
@@ -1315,7 +1315,7 @@ static void srpt_fuzz_tsk_mgmt(struct kunit *test)
 		codes[done ? 0 : refused ? 1 : 2]++;
 
 		srpt_test_set_credits(ch, 0);
-		atomic_set(&ch->req_lim_delta, 0);
+		atomic_set(&ch->cred.req_lim_delta, 0);
 		len = srpt_build_tskmgmt_rsp(ch, code, ioctx, copy.tag);
 		if (len != sizeof(*rsp) + 4 || len > SRPT_MAX_RSP_SIZE_MIN ||
 		    rsp->opcode != SRP_RSP || rsp->tag != copy.tag ||

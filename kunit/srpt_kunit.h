@@ -60,7 +60,7 @@ static inline void srpt_test_str_desc(const char * const *s, char *desc)
 /* Make the initiator of @ch hold @n credits, whatever it has taken. */
 static inline void srpt_test_set_credits(struct srpt_rdma_ch *ch, s32 n)
 {
-	atomic_set(&ch->cred_granted, (u32)ch->stats.credits_taken + n);
+	atomic_set(&ch->cred.granted, (u32)ch->stats.credits_taken + n);
 }
 
 #endif /* SRPT_KUNIT_H */

@@ -30,10 +30,10 @@ static int srpt_load_init(struct kunit *test)
 	if (!f->ch)
 		return -ENOMEM;
 	spin_lock_init(&f->ch->spinlock);
-	INIT_LIST_HEAD(&f->ch->sq_wait_list);
-	f->ch->sq_rdma_wrs = SRPT_TEST_SQ_WRS;
-	atomic_set(&f->ch->sq_wr_avail, SRPT_TEST_SQ_WRS);
-	f->ch->max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	INIT_LIST_HEAD(&f->ch->sq.wait_list);
+	f->ch->lim.sq_rdma_wrs = SRPT_TEST_SQ_WRS;
+	atomic_set(&f->ch->sq.wr_avail, SRPT_TEST_SQ_WRS);
+	f->ch->lim.max_data_len = SRPT_MAX_RDMA_SIZE_DEFAULT;
 	for (i = 0; i < ARRAY_SIZE(f->io); i++) {
 		f->io[i] = kunit_kzalloc(test, sizeof(*f->io[i]), GFP_KERNEL);
 		if (!f->io[i])
@@ -58,13 +58,13 @@ static void srpt_sq_reserve_fits(struct kunit *test)
 	struct srpt_load_fixture *f = test->priv;
 
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 0, 4), SRPT_SQ_RESERVED);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 6);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 6);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, SRPT_TEST_SQ_WRS + 1),
 			SRPT_SQ_TOO_BIG);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 6);
-	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 6);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq.wait_list));
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 6), SRPT_SQ_RESERVED);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 0);
 }
 
 /*
@@ -79,19 +79,19 @@ static void srpt_sq_reserve_waits_in_order(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, 6), SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 7), SRPT_SQ_WAITING);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_WAITING);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 4);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch),
 			    (struct srpt_send_ioctx *)NULL);
 
 	/* The first transfer completes. */
-	atomic_add(6, &f->ch->sq_wr_avail);
+	atomic_add(6, &f->ch->sq.wr_avail);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 3);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[2]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 2);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch),
 			    (struct srpt_send_ioctx *)NULL);
-	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq.wait_list));
 }
 
 /*
@@ -104,29 +104,29 @@ static void srpt_sq_reserve_own_wr(struct kunit *test)
 {
 	struct srpt_load_fixture *f = test->priv;
 
-	f->ch->ctx_rdma_wr = true;
+	f->ch->lim.ctx_rdma_wr = true;
 	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
 			SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, f->io[0]->n_rdma, SRPT_TEST_SQ_WRS);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 2), SRPT_SQ_WAITING);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, f->io[2]->n_rdma, 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), 0);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 3, 1), SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, f->io[3]->n_rdma, 0);
 
 	/* The large transfer completes: the waiting one starts. */
-	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq_wr_avail);
+	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq.wr_avail);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
 	KUNIT_EXPECT_EQ(test, f->io[1]->n_rdma, 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail),
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail),
 			SRPT_TEST_SQ_WRS - 2);
 
 	/* Without own work requests a one-WR transfer takes from the budget. */
-	f->ch->ctx_rdma_wr = false;
+	f->ch->lim.ctx_rdma_wr = false;
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, f->io[2]->n_rdma, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail),
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail),
 			SRPT_TEST_SQ_WRS - 3);
 }
 
@@ -138,10 +138,10 @@ static void srpt_sq_reserve_whole_queue(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
 			SRPT_SQ_RESERVED);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 1), SRPT_SQ_WAITING);
-	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq_wr_avail);
+	atomic_add(SRPT_TEST_SQ_WRS, &f->ch->sq.wr_avail);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[1]);
-	atomic_add(1, &f->ch->sq_wr_avail);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), SRPT_TEST_SQ_WRS);
+	atomic_add(1, &f->ch->sq.wr_avail);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), SRPT_TEST_SQ_WRS);
 }
 
 /*
@@ -217,13 +217,13 @@ static void srpt_credit_undo_after_failed_post(struct kunit *test)
 	s32 delta;
 
 	srpt_test_set_credits(f->ch, 3);
-	atomic_set(&f->ch->req_lim_delta, 4);
+	atomic_set(&f->ch->cred.req_lim_delta, 4);
 	delta = srpt_credit_delta(f->ch);
 	KUNIT_EXPECT_EQ(test, delta, 5);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 8);
 	srpt_credit_undo(f->ch, delta);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 3);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 5);
 	/* The next response carries them all: none lost, none doubled. */
 	KUNIT_EXPECT_EQ(test, srpt_credit_delta(f->ch), 6);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 9);
@@ -237,7 +237,7 @@ static void srpt_stats_credits_returned(struct kunit *test)
 
 	int i;
 
-	f->ch->rq_size = 8;
+	f->ch->lim.rq_size = 8;
 	srpt_test_set_credits(f->ch, 8);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_TRUE(test, srpt_credit_take(f->ch));
@@ -245,7 +245,7 @@ static void srpt_stats_credits_returned(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srpt_credit_take(f->ch));
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), 0);
 	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 0);
-	atomic_set(&f->ch->req_lim_delta, 4);
+	atomic_set(&f->ch->cred.req_lim_delta, 4);
 	delta = srpt_credit_delta(f->ch);
 	KUNIT_EXPECT_EQ(test, srpt_ch_credits_returned(f->ch), 5);
 	srpt_credit_undo(f->ch, delta);
@@ -304,7 +304,7 @@ static void srpt_credits_two_threads(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->ch = kunit_kzalloc(test, sizeof(*r->ch), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r->ch);
-	r->ch->rq_size = SRPT_CRED_LIMIT;
+	r->ch->lim.rq_size = SRPT_CRED_LIMIT;
 	/* counts about to wrap: the 32-bit difference must not care */
 	r->ch->stats.credits_taken = start;
 	srpt_test_set_credits(r->ch, SRPT_CRED_LIMIT);
@@ -400,7 +400,7 @@ static void srpt_pool_two_threads(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->ch = kunit_kzalloc(test, sizeof(*r->ch), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r->ch);
-	init_llist_head(&r->ch->free_ret);
+	init_llist_head(&r->ch->io.free_ret);
 	spin_lock_init(&r->lock);
 	init_completion(&r->exited);
 	for (n = 0; n < SRPT_POOL_CTXS; n++) {
@@ -478,7 +478,7 @@ static void srpt_stats_sq_hwm(struct kunit *test)
 			SRPT_SQ_TOO_BIG);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 9);
 	/* The first transfer completes; the waiter starts: 5 + 2 in use. */
-	atomic_add(4, &f->ch->sq_wr_avail);
+	atomic_add(4, &f->ch->sq.wr_avail);
 	KUNIT_EXPECT_PTR_EQ(test, srpt_sq_pop_ready(f->ch), f->io[2]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->stats.sq_hwm), 9);
 	/* Everything in use at once. */
@@ -505,7 +505,7 @@ static void srpt_stats_info_lines(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_ASSERT_TRUE(test, IS_ALIGNED((unsigned long)page, PAGE_SIZE));
-	ch->rq_size = 128;
+	ch->lim.rq_size = 128;
 	atomic64_set(&ch->stats.failed, 2);
 	atomic64_set(&ch->stats.dropped, 1);
 	atomic64_set(&ch->stats.aborts, 3);
@@ -554,7 +554,7 @@ static void srpt_cmd_data_len_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_512M),
 					     64, &d), -E2BIG);
 	/* The limit is the channel's, taken from the port at login. */
-	f->ch->max_data_len = SZ_64K;
+	f->ch->lim.max_data_len = SZ_64K;
 	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_1M),
 					     64, &d), -E2BIG);
 	/* A malformed IU stays malformed whatever its length. */
@@ -572,12 +572,12 @@ static void srpt_sq_reserve_after_cancel(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 0, SRPT_TEST_SQ_WRS),
 			SRPT_SQ_RESERVED);
-	srpt_cancel_xfers(f->ch, &f->ch->sq_wait_list);
+	srpt_cancel_xfers(f->ch, &f->ch->sq.wait_list);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 1, 4), SRPT_SQ_CLOSED);
-	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq_wait_list));
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->ch->sq.wait_list));
 	srpt_sq_release(f->ch, SRPT_TEST_SQ_WRS);
 	KUNIT_EXPECT_EQ(test, srpt_test_reserve(f, 2, 1), SRPT_SQ_CLOSED);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq_wr_avail), SRPT_TEST_SQ_WRS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->sq.wr_avail), SRPT_TEST_SQ_WRS);
 }
 
 /*
@@ -592,29 +592,29 @@ static void srpt_cred_done_sends_pending(struct kunit *test)
 	struct ib_wc wc = { .status = IB_WC_SUCCESS, .qp = &qp };
 
 	KUNIT_ASSERT_NOT_NULL(test, srpt_wq);
-	INIT_DELAYED_WORK(&ch->cred_work, srpt_cred_work);
+	INIT_DELAYED_WORK(&ch->cred.work, srpt_cred_work);
 	/* Not live: the work, once it runs, sends nothing. */
 	ch->state = SRPT_CH_DRAINING;
 
-	ch->cred_busy = true;
-	ch->cred_rsp_due = true;
-	atomic_set(&ch->req_lim_delta, 3);
+	ch->cred.busy = true;
+	ch->cred.rsp_due = true;
+	atomic_set(&ch->cred.req_lim_delta, 3);
 	srpt_cred_done(NULL, &wc);
-	KUNIT_EXPECT_FALSE(test, ch->cred_busy);
+	KUNIT_EXPECT_FALSE(test, ch->cred.busy);
 	/* The response is still due: it queues the next request itself. */
-	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred_work));
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred.work));
 
-	ch->cred_busy = true;
-	ch->cred_rsp_due = false;
+	ch->cred.busy = true;
+	ch->cred.rsp_due = false;
 	srpt_cred_done(NULL, &wc);
-	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->cred_work));
-	cancel_delayed_work_sync(&ch->cred_work);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->cred.work));
+	cancel_delayed_work_sync(&ch->cred.work);
 
 	/* Nothing owed: nothing to send. */
-	ch->cred_busy = true;
-	atomic_set(&ch->req_lim_delta, 0);
+	ch->cred.busy = true;
+	atomic_set(&ch->cred.req_lim_delta, 0);
 	srpt_cred_done(NULL, &wc);
-	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred_work));
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred.work));
 }
 
 /* One direct descriptor of 4 KiB in the direction @fmt names, opcode @op. */
@@ -709,10 +709,10 @@ static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	memset(buf, SRPT_TEST_POISON, 64);
-	f->ch->max_rsp_size = SRPT_MAX_RSP_SIZE_MIN;
+	f->ch->lim.max_rsp_size = SRPT_MAX_RSP_SIZE_MIN;
 	f->io[0]->ioctx.buf = buf;
 	len = srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->io[0], 1);
-	KUNIT_EXPECT_LE(test, len, (int)f->ch->max_rsp_size);
+	KUNIT_EXPECT_LE(test, len, (int)f->ch->lim.max_rsp_size);
 	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(buf + SRPT_MAX_RSP_SIZE_MIN,
 						 64 - SRPT_MAX_RSP_SIZE_MIN,
 						 SRPT_TEST_POISON));
@@ -765,16 +765,16 @@ static void srpt_cred_rsp_matching(struct kunit *test)
 	struct srp_cred_rsp rsp = { .opcode = SRP_CRED_RSP, .tag = 5 };
 	const u8 *iu = (const u8 *)&rsp;
 
-	INIT_DELAYED_WORK(&f->ch->cred_work, srpt_test_no_work);
+	INIT_DELAYED_WORK(&f->ch->cred.work, srpt_test_no_work);
 	/* None outstanding: any SRP_CRED_RSP answers no request. */
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
-	f->ch->cred_rsp_due = true;
-	f->ch->cred_tag = 4;
+	f->ch->cred.rsp_due = true;
+	f->ch->cred.tag = 4;
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
-	f->ch->cred_tag = 5;
+	f->ch->cred.tag = 5;
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp) - 1));
 	KUNIT_EXPECT_TRUE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
-	KUNIT_EXPECT_FALSE(test, f->ch->cred_rsp_due);
+	KUNIT_EXPECT_FALSE(test, f->ch->cred.rsp_due);
 	/* Answered once: a repeat is a response to no request. */
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
 }
@@ -791,19 +791,19 @@ static void srpt_unsig_bounded(struct kunit *test)
 	u32 snap;
 	int i;
 
-	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX);
+	atomic_set(&ch->sq.unsig_avail, SRPT_UNSIG_RSP_MAX);
 	for (i = 0; i < SRPT_UNSIG_RSP_MAX; i++) {
 		KUNIT_ASSERT_TRUE(test, srpt_unsig_take(ch));
 		srpt_unsig_posted(ch);
 	}
 	KUNIT_EXPECT_FALSE(test, srpt_unsig_take(ch));
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), 0);
 
 	/* The response that found no entry is signaled. */
 	snap = srpt_unsig_snapshot(ch);
 	KUNIT_EXPECT_EQ(test, snap, (u32)SRPT_UNSIG_RSP_MAX);
 	srpt_unsig_retire(ch, snap);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), SRPT_UNSIG_RSP_MAX);
 	KUNIT_EXPECT_TRUE(test, srpt_unsig_take(ch));
 }
 
@@ -819,7 +819,7 @@ static void srpt_unsig_retire_once(struct kunit *test)
 	u32 early, late;
 	int i;
 
-	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX);
+	atomic_set(&ch->sq.unsig_avail, SRPT_UNSIG_RSP_MAX);
 	for (i = 0; i < 3; i++) {
 		KUNIT_ASSERT_TRUE(test, srpt_unsig_take(ch));
 		srpt_unsig_posted(ch);
@@ -830,13 +830,13 @@ static void srpt_unsig_retire_once(struct kunit *test)
 		srpt_unsig_posted(ch);
 	}
 	late = srpt_unsig_snapshot(ch);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX - 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), SRPT_UNSIG_RSP_MAX - 5);
 
 	srpt_unsig_retire(ch, late);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), SRPT_UNSIG_RSP_MAX);
 	srpt_unsig_retire(ch, early);
 	srpt_unsig_retire(ch, late);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), SRPT_UNSIG_RSP_MAX);
 }
 
 /* The running counts may wrap: retiring across the wrap frees the difference. */
@@ -845,11 +845,11 @@ static void srpt_unsig_retire_wraps(struct kunit *test)
 	struct srpt_load_fixture *f = test->priv;
 	struct srpt_rdma_ch *ch = f->ch;
 
-	atomic_set(&ch->unsig_avail, SRPT_UNSIG_RSP_MAX - 4);
-	atomic_set(&ch->unsig_retired, (int)(U32_MAX - 1));
+	atomic_set(&ch->sq.unsig_avail, SRPT_UNSIG_RSP_MAX - 4);
+	atomic_set(&ch->sq.unsig_retired, (int)(U32_MAX - 1));
 	srpt_unsig_retire(ch, 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ch->unsig_avail), SRPT_UNSIG_RSP_MAX);
-	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&ch->unsig_retired), 2U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->sq.unsig_avail), SRPT_UNSIG_RSP_MAX);
+	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&ch->sq.unsig_retired), 2U);
 }
 
 static struct kunit_case srpt_load_cases[] = {

@@ -31,10 +31,10 @@ static int srpt_rsp_init(struct kunit *test)
 	memset(f->buf + SRPT_MAX_RSP_SIZE_DEFAULT, SRPT_TEST_POISON,
 	       SRPT_TEST_RSP_BUF - SRPT_MAX_RSP_SIZE_DEFAULT);
 	spin_lock_init(&f->ch->spinlock);
-	f->ch->max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
+	f->ch->lim.max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
 	f->ch->state = SRPT_CH_LIVE;
 	srpt_test_set_credits(f->ch, SRPT_TEST_REQ_LIM);
-	atomic_set(&f->ch->req_lim_delta, 0);
+	atomic_set(&f->ch->cred.req_lim_delta, 0);
 	f->ioctx->ioctx.buf = f->buf;
 	f->ioctx->ch = f->ch;
 	f->ioctx->state = SRPT_CMD_NEW;
@@ -83,7 +83,7 @@ static void srpt_rsp_good_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->data_in_res_cnt), 0U);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->data_out_res_cnt), 0U);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 0);
 }
 
 /* Credits accumulated in req_lim_delta are returned once, plus one. */
@@ -92,17 +92,17 @@ static void srpt_rsp_credit_delta(struct kunit *test)
 	struct srpt_rsp_fixture *f = test->priv;
 	struct srp_rsp *rsp = srpt_test_rsp(test);
 
-	atomic_set(&f->ch->req_lim_delta, 5);
+	atomic_set(&f->ch->cred.req_lim_delta, 5);
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 1, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 6U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 0);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 6);
 
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 2, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 7);
 
-	atomic_set(&f->ch->req_lim_delta, 300);
+	atomic_set(&f->ch->cred.req_lim_delta, 300);
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 3, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 301U);
 	KUNIT_EXPECT_EQ(test, f->buf[6], 0x01);	/* 301 = 0x12d, big-endian */
@@ -136,17 +136,17 @@ static void srpt_rsp_sense_truncated(struct kunit *test)
 	struct srp_rsp *rsp = srpt_test_rsp(test);
 	int len;
 
-	f->ch->max_rsp_size = sizeof(struct srp_rsp) + 10;
-	memset(f->buf + f->ch->max_rsp_size, SRPT_TEST_POISON,
-	       SRPT_TEST_RSP_BUF - f->ch->max_rsp_size);
+	f->ch->lim.max_rsp_size = sizeof(struct srp_rsp) + 10;
+	memset(f->buf + f->ch->lim.max_rsp_size, SRPT_TEST_POISON,
+	       SRPT_TEST_RSP_BUF - f->ch->lim.max_rsp_size);
 	srpt_test_set_sense(f->ioctx, 18);
 	len = srpt_build_cmd_rsp(f->ch, f->ioctx, 9, SAM_STAT_CHECK_CONDITION);
 	KUNIT_EXPECT_EQ(test, len, (int)sizeof(struct srp_rsp) + 10);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->sense_data_len), 10U);
 	KUNIT_EXPECT_TRUE(test, rsp->flags & SRP_RSP_FLAG_SNSVALID);
 	KUNIT_EXPECT_MEMEQ(test, rsp->data, f->ioctx->sense_data, 10);
-	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(f->buf + f->ch->max_rsp_size,
-						 SRPT_TEST_RSP_BUF - f->ch->max_rsp_size,
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(f->buf + f->ch->lim.max_rsp_size,
+						 SRPT_TEST_RSP_BUF - f->ch->lim.max_rsp_size,
 						 SRPT_TEST_POISON));
 }
 
@@ -158,9 +158,9 @@ static void srpt_rsp_sense_no_room(struct kunit *test)
 	int len;
 
 	/* Below what a login allows, but the builder must still cope. */
-	f->ch->max_rsp_size = sizeof(struct srp_rsp);
-	memset(f->buf + f->ch->max_rsp_size, SRPT_TEST_POISON,
-	       SRPT_TEST_RSP_BUF - f->ch->max_rsp_size);
+	f->ch->lim.max_rsp_size = sizeof(struct srp_rsp);
+	memset(f->buf + f->ch->lim.max_rsp_size, SRPT_TEST_POISON,
+	       SRPT_TEST_RSP_BUF - f->ch->lim.max_rsp_size);
 	srpt_test_set_sense(f->ioctx, 18);
 	len = srpt_build_cmd_rsp(f->ch, f->ioctx, 9, SAM_STAT_CHECK_CONDITION);
 	KUNIT_EXPECT_EQ(test, len, (int)sizeof(struct srp_rsp));
@@ -344,7 +344,7 @@ static void srpt_tsk_rsp_codes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_SUCCESS, 0x00);
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_FUNC_NOT_SUPP, 0x04);
 	KUNIT_EXPECT_EQ(test, SRP_TSK_MGMT_FAILED, 0x05);
-	memset(f->buf, 0, f->ch->max_rsp_size);
+	memset(f->buf, 0, f->ch->lim.max_rsp_size);
 	KUNIT_EXPECT_EQ(test, srpt_build_tskmgmt_rsp(f->ch, *code, f->ioctx, 0xabc0 + *code),
 			(int)sizeof(struct srp_rsp) + 4);
 	KUNIT_EXPECT_EQ(test, rsp->opcode, (u8)SRP_RSP);
@@ -364,10 +364,10 @@ static void srpt_tsk_rsp_credits(struct kunit *test)
 	struct srpt_rsp_fixture *f = test->priv;
 	struct srp_rsp *rsp = srpt_test_rsp(test);
 
-	atomic_set(&f->ch->req_lim_delta, 3);
+	atomic_set(&f->ch->cred.req_lim_delta, 3);
 	srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->ioctx, 1);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 4U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 0);
 	KUNIT_EXPECT_EQ(test, srpt_credits_held(f->ch), SRPT_TEST_REQ_LIM + 4);
 	srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_FAILED, f->ioctx, 2);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
@@ -380,7 +380,7 @@ static void srpt_tsk_rsp_ignores_cmd_state(struct kunit *test)
 	struct srpt_rsp_fixture *f = test->priv;
 	struct srp_rsp *rsp = srpt_test_rsp(test);
 
-	memset(f->buf, SRPT_TEST_POISON, f->ch->max_rsp_size);
+	memset(f->buf, SRPT_TEST_POISON, f->ch->lim.max_rsp_size);
 	f->ioctx->cmd.se_cmd_flags = SCF_UNDERFLOW_BIT;
 	f->ioctx->cmd.data_direction = DMA_FROM_DEVICE;
 	f->ioctx->cmd.residual_count = 512;
@@ -442,7 +442,7 @@ static void srpt_test_hold_recv(struct kunit *test)
 	sport->sdev = sdev;
 	f->ch->sport = sport;
 	f->ch->state = SRPT_CH_DRAINING;
-	init_llist_head(&f->ch->free_ret);
+	init_llist_head(&f->ch->io.free_ret);
 	f->ioctx->recv_ioctx = recv;
 }
 
@@ -457,7 +457,7 @@ static void srpt_rsp_credit_once_answered(struct kunit *test)
 	srpt_release_recv(f->ioctx);
 	KUNIT_EXPECT_NULL(test, f->ioctx->recv_ioctx);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 0);
 	srpt_build_cmd_rsp(f->ch, f->ioctx, 2, SAM_STAT_GOOD);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp->req_lim_delta), 1U);
 }
@@ -471,7 +471,7 @@ static void srpt_rsp_credit_once_aborted(struct kunit *test)
 	srpt_test_hold_recv(test);
 	srpt_release_cmd(&f->ioctx->cmd);
 	KUNIT_EXPECT_NULL(test, f->ioctx->recv_ioctx);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->req_lim_delta), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->ch->cred.req_lim_delta), 1);
 	/* back in the pool, once */
 	KUNIT_EXPECT_PTR_EQ(test, srpt_pool_get(f->ch), f->ioctx);
 	KUNIT_EXPECT_NULL(test, srpt_pool_get(f->ch));
