@@ -169,9 +169,9 @@ static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
 /*
  * srpt_wq runs the control work (ports, channel close and release, credit
- * and logout timers); srpt_io_wq the data path's io.iu_work and
- * io.xfer_work. The release flushes io.xfer_work: on the same
- * WQ_MEM_RECLAIM queue its rescuer could wait for itself.
+ * and logout timers); srpt_io_wq the data path's io.work. The release
+ * flushes io.work: on the same WQ_MEM_RECLAIM queue its rescuer could wait
+ * for itself.
  */
 static struct workqueue_struct *srpt_wq;
 static struct workqueue_struct *srpt_io_wq;
@@ -1286,7 +1286,7 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 
 /*
  * The free send contexts of a channel, without its lock. The receive side
- * is their only consumer (srpt_recv_done(), or &srpt_rdma_ch.io.iu_work while
+ * is their only consumer (srpt_recv_done(), or &srpt_rdma_ch.io.work while
  * &srpt_rdma_ch.io.processing_wait_list hands it the IUs; the flag is stored
  * with release and loaded with acquire at each hand-over): it pops from
  * &srpt_rdma_ch.io.free_own, which nothing else touches, and takes over
@@ -1357,7 +1357,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
  * @ioctx: context.
  *
  * Any context: restarting IUs that wait for a context is left to
- * &srpt_rdma_ch.io.iu_work.
+ * &srpt_rdma_ch.io.work.
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
@@ -1370,7 +1370,7 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	 * store against its look at io.free_ret: one of the two sees the other.
 	 */
 	if (unlikely(smp_load_acquire(&ch->io.processing_wait_list)))
-		queue_work(srpt_io_wq, &ch->io.iu_work);
+		queue_work(srpt_io_wq, &ch->io.work);
 }
 
 /* srpt_repost_recv(), inline for srpt_release_recv() on the data path. */
@@ -1777,7 +1777,7 @@ static void srpt_sq_unreserve(struct srpt_rdma_ch *ch,
  *
  * Process context: a transfer started here may fail its command through
  * the target core (the soft-IRQ send completion uses srpt_sq_put() and
- * leaves the start to &srpt_rdma_ch.io.xfer_work).
+ * leaves the start to &srpt_rdma_ch.io.work).
  */
 static inline void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 {
@@ -1972,7 +1972,7 @@ static void srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
  */
 /*
  * RDMA READs of data or of a descriptor table completed (soft-IRQ): the
- * rest needs process context, srpt_xfer_work(). @rdma_cqe.done says which.
+ * rest needs process context, srpt_io_work(). @rdma_cqe.done says which.
  */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -1982,7 +1982,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ioctx->xfer_status = wc->status;
 	if (llist_add(&ioctx->xfer_node, &ch->io.xfer_done))
-		queue_work(srpt_io_wq, &ch->io.xfer_work);
+		queue_work(srpt_io_wq, &ch->io.work);
 }
 
 static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -2430,18 +2430,14 @@ static void srpt_table_finish(struct srpt_rdma_ch *ch,
 	srpt_sq_release(ch, n);
 }
 
-/**
- * srpt_xfer_work() - finish the transfers the send completions handed over.
- * @w: &srpt_rdma_ch.io.xfer_work.
- *
- * Process context, as target_execute_cmd() and a command's submission
- * need; in completion order. Also starts the transfers that wait for send
- * queue room, which soft-IRQ completions only notice.
+/*
+ * Finish the transfers the send completions handed over, in completion
+ * order, in process context as target_execute_cmd() and a command's
+ * submission need. Also starts the transfers that wait for send queue
+ * room, which soft-IRQ completions only notice.
  */
-static void srpt_xfer_work(struct work_struct *w)
+static void srpt_xfer_finish_all(struct srpt_rdma_ch *ch)
 {
-	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       io.xfer_work);
 	struct llist_node *list = llist_reverse_order(llist_del_all(&ch->io.xfer_done));
 	struct srpt_send_ioctx *ioctx, *next;
 
@@ -2834,13 +2830,13 @@ static void srpt_wait_for_ioctx(struct srpt_rdma_ch *ch,
 
 	spin_lock_irqsave(&ch->spinlock, flags);
 	list_add(&recv->wait_list, &ch->io.wait_list);
-	/* From here io.iu_work consumes the send contexts: srpt_pool_get(). */
+	/* From here io.work consumes the send contexts: srpt_pool_get(). */
 	smp_store_release(&ch->io.processing_wait_list, true);
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	/* Pairs with srpt_put_send_ioctx(); io.free_own is empty (we just looked). */
 	smp_mb();
 	if (!llist_empty(&ch->io.free_ret))
-		queue_work(srpt_io_wq, &ch->io.iu_work);
+		queue_work(srpt_io_wq, &ch->io.work);
 }
 
 /**
@@ -2889,7 +2885,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * RTU (which sets the flag before the state) make the wait list busy.
 	 */
 	state = smp_load_acquire(&ch->state);
-	/* Acquire: a flag io.iu_work cleared hands back the send contexts. */
+	/* Acquire: a flag io.work cleared hands back the send contexts. */
 	if (state != SRPT_CH_LIVE || smp_load_acquire(&ch->io.processing_wait_list)) {
 		spin_lock_irqsave(&ch->spinlock, flags);
 		state = ch->state;
@@ -2944,10 +2940,25 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	}
 }
 
-/* A work item: it sleeps, and the release work can flush it. */
-static void srpt_iu_work(struct work_struct *w)
+/**
+ * srpt_io_work() - the data path's process-context work of a channel.
+ * @w: &srpt_rdma_ch.io.work.
+ *
+ * Hands completed RDMA READs and descriptor tables to the target core and
+ * starts transfers waiting for send queue room; then, while
+ * &srpt_rdma_ch.io.processing_wait_list gives it the send contexts,
+ * replays the IUs that waited (every queueing for them sets the flag
+ * first). A channel no longer live replays nothing, so the release can
+ * flush this work to finish the transfers.
+ */
+static void srpt_io_work(struct work_struct *w)
 {
-	srpt_process_wait_list(container_of(w, struct srpt_rdma_ch, io.iu_work));
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch, io.work);
+
+	srpt_xfer_finish_all(ch);
+	/* Acquire: pairs with the release that hands us the send contexts. */
+	if (smp_load_acquire(&ch->io.processing_wait_list))
+		srpt_process_wait_list(ch);
 }
 
 /**
@@ -2994,9 +3005,9 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	srpt_unmap_segs(ch, ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
-	/* A waiting transfer may fail its command: io.xfer_work starts them. */
+	/* A waiting transfer may fail its command: io.work starts them. */
 	if (srpt_sq_put(ch, n))
-		queue_work(srpt_io_wq, &ch->io.xfer_work);
+		queue_work(srpt_io_wq, &ch->io.work);
 }
 
 /* For commands completing after their channel stopped being live. */
@@ -4048,9 +4059,11 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ib_drain_sq(ch->qp);
 	}
 
-	/* Transfers that completed before the drain reach the target core. */
-	flush_work(&ch->io.xfer_work);
-	cancel_work_sync(&ch->io.iu_work);
+	/*
+	 * Transfers that completed before the drain reach the target core;
+	 * the channel is not live, so no waiting IU is replayed.
+	 */
+	flush_work(&ch->io.work);
 	srpt_cancel_xfers(ch, &ch->sq.post_failed);
 	srpt_cancel_xfers(ch, &ch->sq.wait_list);
 
@@ -4061,8 +4074,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 		ch->sess = NULL;
 	}
 	/* Freeing the commands above may have queued them again. */
-	cancel_work_sync(&ch->io.iu_work);
-	flush_work(&ch->io.xfer_work);
+	flush_work(&ch->io.work);
 	cancel_delayed_work_sync(&ch->cred.work);
 	if (cancel_delayed_work_sync(&ch->end.close_work))
 		kref_put(&ch->kref, srpt_free_ch);
@@ -4443,9 +4455,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->sq.wait_list);
 	INIT_LIST_HEAD(&ch->sq.post_failed);
 	INIT_WORK(&ch->end.release_work, srpt_release_channel_work);
-	INIT_WORK(&ch->io.iu_work, srpt_iu_work);
+	INIT_WORK(&ch->io.work, srpt_io_work);
 	init_llist_head(&ch->io.xfer_done);
-	INIT_WORK(&ch->io.xfer_work, srpt_xfer_work);
 	INIT_DELAYED_WORK(&ch->end.close_work, srpt_close_work);
 	INIT_DELAYED_WORK(&ch->cred.work, srpt_cred_work);
 	init_completion(&ch->end.login_done);
@@ -4735,7 +4746,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
  * srpt_cm_rtu_recv() - the connection of a channel is established.
  * @ch: channel.
  *
- * IB CM QP to RTS, channel live, then io.iu_work replays early IUs.
+ * IB CM QP to RTS, channel live, then io.work replays early IUs.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -4766,7 +4777,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	if (live) {
 		trace_srpt_ch_state(ch, SRPT_CH_LOGGING_IN, SRPT_CH_LIVE);
 		srpt_ch_info(ch, "live\n");
-		queue_work(srpt_io_wq, &ch->io.iu_work);
+		queue_work(srpt_io_wq, &ch->io.work);
 	}
 }
 

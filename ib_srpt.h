@@ -385,7 +385,7 @@ struct srpt_xfer_seg {
  * @n_segs: used entries of @segs.
  * @rdma_cqe: completion entry for the RDMA READs.
  * @xfer_node: on &srpt_rdma_ch.io.xfer_done once its RDMA READs completed.
- * @xfer_status: their completion status, for &srpt_rdma_ch.io.xfer_work.
+ * @xfer_status: their completion status, for &srpt_rdma_ch.io.work.
  * @imm_sg: scatterlist over immediate data.
  * @free_node: on &srpt_rdma_ch.io.free_own or free_ret while unused.
  * @state: an &enum srpt_cmd_state; once the command is in flight
@@ -455,10 +455,10 @@ struct srpt_send_ioctx {
  * struct srpt_ch_stats - per-channel counters, shown in the ACL's info.
  *
  * The counters of the data path have one writer each and take no atomic
- * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.io.iu_work
+ * instruction: the receive side (srpt_recv_done(), or &srpt_rdma_ch.io.work
  * while it replays the wait list, never both at once), the send completion
  * side (the send CQ, polled by one context at a time) and
- * &srpt_rdma_ch.io.xfer_work. Readers use READ_ONCE() and may see a value a
+ * &srpt_rdma_ch.io.work. Readers use READ_ONCE() and may see a value a
  * few I/Os old.
  *
  * @cmds: SCSI commands received (receive side).
@@ -468,7 +468,7 @@ struct srpt_send_ioctx {
  *		   (srpt_credits_held(), srpt_ch_credits_returned()).
  * @bytes_in_imm: data-out bytes received as immediate data (receive side).
  * @bytes_in_rdma: data-out bytes fetched by RDMA READ
- *		   (&srpt_rdma_ch.io.xfer_work).
+ *		   (&srpt_rdma_ch.io.work).
  * @bytes_out: data-in bytes sent (send completion side).
  * @tmfs: task management requests received.
  * @bad_ius: IUs answered with an error or dropped: malformed, too short,
@@ -617,13 +617,13 @@ enum srpt_ch_state {
  *		 (srpt_pool_get()).
  * @io.free_ret: unused send contexts given back from any context.
  * @io.wait_list: IUs received before the channel was live, or while no
- *		  send context was free; replayed in order by @io.iu_work.
+ *		  send context was free; replayed in order by @io.work.
  * @io.processing_wait_list: @io.wait_list is being replayed.
- * @io.iu_work: replays @io.wait_list.
  * @io.xfer_done: commands whose RDMA READs completed (data or descriptor
  *		  table), pushed by the soft-IRQ send completion.
- * @io.xfer_work: hands @io.xfer_done to the target core (which may sleep),
- *		  in completion order, and starts transfers waiting for room.
+ * @io.work: hands @io.xfer_done to the target core (which may sleep), in
+ *	     completion order, starts transfers waiting for room and replays
+ *	     @io.wait_list (srpt_io_work()).
  * @io.tbl_fetches: descriptor table fetches in flight.
  * @end: logout and teardown.
  * @end.logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
@@ -711,9 +711,8 @@ struct srpt_rdma_ch {
 		struct llist_head	free_ret;
 		struct list_head	wait_list;
 		bool			processing_wait_list;
-		struct work_struct	iu_work;
 		struct llist_head	xfer_done;
-		struct work_struct	xfer_work;
+		struct work_struct	work;
 		atomic_t		tbl_fetches;
 	} io;
 
