@@ -3843,10 +3843,10 @@ static void srpt_close_work(struct work_struct *w)
 }
 
 /*
- * Any context (QP events, completion errors). A channel not yet on its ini
- * belongs to its login, which ends it. A close already pending, such as
- * the grace time of an SRP_T_LOGOUT, is brought forward. Return: true if
- * no close was pending.
+ * Any context (QP events, completion errors). A channel not yet on its
+ * initiator port belongs to its login, which ends it. A close already
+ * pending, such as the grace time of an SRP_T_LOGOUT, is brought forward.
+ * Return: true if no close was pending.
  */
 static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
@@ -4040,7 +4040,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_port *sport = ch->sport;
 	struct srpt_device *sdev = sport->sdev;
 	struct srpt_recv_ioctx *recv, *tmp;
-	struct srpt_initiator *ini = ch->initiator;
+	struct srpt_initiator *iport = ch->initiator;
 
 	srpt_ch_debug(ch, "releasing\n");
 	/* A channel closed while its login ran is released once, after it. */
@@ -4087,9 +4087,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 
 	mutex_lock(&sport->mutex);
 	list_del_init(&ch->list);
-	if (ini && list_empty(&ini->ch_list)) {
-		list_del(&ini->entry);
-		kfree_rcu(ini, rcu);
+	if (iport && list_empty(&iport->ch_list)) {
+		list_del(&iport->entry);
+		kfree_rcu(iport, rcu);
 	}
 	mutex_unlock(&sport->mutex);
 
@@ -4115,12 +4115,12 @@ static void srpt_release_channel_work(struct work_struct *w)
 
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
-	struct srpt_initiator *ini;
+	struct srpt_initiator *iport;
 	struct srpt_rdma_ch *ch;
 
 	mutex_lock(&sport->mutex);
-	list_for_each_entry(ini, &sport->initiators, entry)
-		list_for_each_entry(ch, &ini->ch_list, list)
+	list_for_each_entry(iport, &sport->initiators, entry)
+		list_for_each_entry(ch, &iport->ch_list, list)
 			srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 	mutex_unlock(&sport->mutex);
 }
@@ -4159,13 +4159,13 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				      struct se_portal_group *se_tpg,
 				      bool close)
 {
-	struct srpt_initiator *ini;
+	struct srpt_initiator *iport;
 	struct srpt_rdma_ch *ch;
 	unsigned int n = 0;
 
 	mutex_lock(&sport->mutex);
-	list_for_each_entry(ini, &sport->initiators, entry)
-		list_for_each_entry(ch, &ini->ch_list, list) {
+	list_for_each_entry(iport, &sport->initiators, entry)
+		list_for_each_entry(ch, &iport->ch_list, list) {
 			if (READ_ONCE(ch->se_tpg) != se_tpg)
 				continue;
 			n++;
@@ -4210,30 +4210,30 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	}
 }
 
-/* Return: the ini, or NULL if out of memory. */
+/* Return: the initiator port, or NULL if out of memory. */
 static struct srpt_initiator *srpt_get_initiator(struct srpt_port *sport,
 						 const u8 i_port_id[16],
 						 const u8 t_port_id[16],
 						 const char *acl)
 {
-	struct srpt_initiator *ini;
+	struct srpt_initiator *iport;
 
 	lockdep_assert_held(&sport->mutex);
-	list_for_each_entry(ini, &sport->initiators, entry)
-		if (!memcmp(ini->i_port_id, i_port_id, 16) &&
-		    !memcmp(ini->t_port_id, t_port_id, 16) &&
-		    !strcmp(ini->acl, acl))
-			return ini;
+	list_for_each_entry(iport, &sport->initiators, entry)
+		if (!memcmp(iport->i_port_id, i_port_id, 16) &&
+		    !memcmp(iport->t_port_id, t_port_id, 16) &&
+		    !strcmp(iport->acl, acl))
+			return iport;
 
-	ini = kzalloc_obj(*ini, GFP_KERNEL);
-	if (!ini)
+	iport = kzalloc_obj(*iport, GFP_KERNEL);
+	if (!iport)
 		return NULL;
-	INIT_LIST_HEAD(&ini->ch_list);
-	memcpy(ini->i_port_id, i_port_id, 16);
-	memcpy(ini->t_port_id, t_port_id, 16);
-	strscpy(ini->acl, acl, sizeof(ini->acl));
-	list_add_tail(&ini->entry, &sport->initiators);
-	return ini;
+	INIT_LIST_HEAD(&iport->ch_list);
+	memcpy(iport->i_port_id, i_port_id, 16);
+	memcpy(iport->t_port_id, t_port_id, 16);
+	strscpy(iport->acl, acl, sizeof(iport->acl));
+	list_add_tail(&iport->entry, &sport->initiators);
+	return iport;
 }
 
 enum srpt_acl_form {
@@ -4497,8 +4497,9 @@ static void srpt_free_unlinked_ch(struct srpt_rdma_ch *ch)
 
 /*
  * From here the channel owns its CM ID and is released via srpt_close_ch().
- * It is on the ini before its session exists, so a session close (ACL
- * removal, TPG disable) finds it and its release runs after the login.
+ * It is on its initiator port before its session exists, so a session
+ * close (ACL removal, TPG disable) finds it and its release runs after the
+ * login.
  * A single-channel login replaces only channels of the same initiator
  * port admitted by the same ACL (@acl).
  * Return: 0, or -ENODEV (port closed to logins; @ch still the caller's).
@@ -4509,19 +4510,19 @@ static int srpt_link_ch(struct srpt_rdma_ch *ch,
 			bool *closed_others)
 {
 	struct srpt_port *sport = ch->sport;
-	struct srpt_initiator *ini;
+	struct srpt_initiator *iport;
 
 	mutex_lock(&sport->mutex);
-	ini = sport->enabled ? srpt_get_initiator(sport, req->initiator_port_id,
+	iport = sport->enabled ? srpt_get_initiator(sport, req->initiator_port_id,
 						t_port_id, acl) : NULL;
-	if (!ini) {
+	if (!iport) {
 		mutex_unlock(&sport->mutex);
 		return -ENODEV;
 	}
 	*closed_others = !(req->req_flags & SRP_MULTICHAN_MULTI) &&
-			 !list_empty(&ini->ch_list);
-	WRITE_ONCE(ch->initiator, ini);
-	list_add_tail(&ch->list, &ini->ch_list);
+			 !list_empty(&iport->ch_list);
+	WRITE_ONCE(ch->initiator, iport);
+	list_add_tail(&ch->list, &iport->ch_list);
 	atomic_inc(&sport->refcount);
 	srpt_sdev_get(sport->sdev);
 	if (ch->lim.using_rdma_cm)
