@@ -14,8 +14,9 @@
 #   5. the debug kernel (scripts/debug-kernel.sh: the newest source in
 #      Debian sid, 7.2 today, with KASAN, lockdep, KFENCE, kmemleak,
 #      DEBUG_ATOMIC_SLEEP): the
-#      data-path scenarios (e2e-debug), every hostile case and faults 02,
-#      03, 04, 06 (hostile-debug); any report fails them
+#      data-path scenarios (e2e-debug), every hostile case, 20,000 IUs of
+#      the live fuzzer (fuzz_live, seed CHECK_FUZZ_SEED) and faults 02, 03,
+#      04, 06 (hostile-debug); any report fails them
 # The data-path scenarios and the hostile cases run once on the debug
 # kernel, which can see what they break; `make e2e` and `make hostile` run
 # everything on any kernel.
@@ -184,6 +185,9 @@ E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,t10
 # HCA removed under I/O) runs here: on 7.2, ib_srp's own removal of its
 # SCSI host then crashes in blk_mq_tagset_busy_iter() (testing.rst).
 CHECK_FAULTS_DEFAULT=01,05,07,09,10,11,12,13,14
+# The live fuzzer's seed in make check: fixed, so that a failure replays
+# (make fuzz-live draws new ones).
+CHECK_FUZZ_SEED=${CHECK_FUZZ_SEED:-0xff0000ed1b}
 # sel DEFAULT: what a tier runs of its DEFAULT list (all of it without ONLY).
 sel() {
 	if [ -z "${ONLY:-}" ]; then echo "$1"; return; fi
@@ -191,7 +195,7 @@ sel() {
 	case "$2" in
 	e2e) r=$(only_e2e | only_in "$1") ;;
 	cases)
-		if [ "$1" = all ]; then r=$(only_cases)
+		if [[ ",$1," == *,all,* ]]; then r=$(only_cases)
 		elif [ "$1" != none ]; then r=$(only_cases | only_in "$1"); fi
 		r=${r:-none}
 		;;
@@ -241,7 +245,8 @@ for t in $TIERS; do
 			E2E_ONLY="$(sel "${E2E_DEBUG_SCENARIOS:-$E2E_61_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	hostile-debug) run_tier "$t" env KVER=debug MODULE=ours TRANSPORT=rxe \
-			 HOSTILE_CASES="$(sel "${CHECK_DEBUG_CASES:-all}" cases)" \
+			 HOSTILE_CASES="$(sel "${CHECK_DEBUG_CASES:-all,fuzz_live}" cases)" \
+			 HOSTILE_FUZZ_SEED="${HOSTILE_FUZZ_SEED:-$CHECK_FUZZ_SEED}" \
 			 HOSTILE_FAULTS="$(sel "${CHECK_DEBUG_FAULTS:-02,03,04,06}" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	e2e-6.12)
