@@ -53,11 +53,15 @@ if [ "${HOSTILE_TRACE:-0}" = 1 ]; then
 fi
 
 # ---- the hostile initiator's cases ----
-cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
+all_cases=$("$HOSTILE" -l | grep -v "(-c only)" | awk '{print $1}')
+cases=$all_cases
 if [ "${HOSTILE_CASES:-}" = none ]; then
 	cases=	# the faults only, asked for by name
 elif [ -n "${HOSTILE_CASES:-}" ] && [ "$HOSTILE_CASES" != all ]; then
-	cases=$(echo "$HOSTILE_CASES" | tr ',' '\n')
+	# "all" in a list (all,fuzz_live) stands for the tool's list
+	cases=$(for c in $(echo "$HOSTILE_CASES" | tr ',' ' '); do
+		if [ "$c" = all ]; then echo "$all_cases"; else echo "$c"; fi
+	done)
 fi
 # A tool that lists nothing (or a selection that names nothing) must not
 # pass on the faults alone.
@@ -66,7 +70,8 @@ if [ "${HOSTILE_CASES:-}" = none ]; then
 	:
 elif [ "$ncases" = 0 ]; then
 	result FAIL case_list "the hostile tool listed no cases"
-elif [ -z "${HOSTILE_CASES:-}" ] || [ "$HOSTILE_CASES" = all ]; then
+elif [ -z "${HOSTILE_CASES:-}" ] || [[ ",$HOSTILE_CASES," == *,all,* ]]; then
+	ncases=$(echo "$all_cases" | grep -c .)
 	# entries of the cases[] table, less those run only on request
 	nsrc=$(awk '/^static const struct tcase cases\[\]/ {t = 1} t && /^\t\{ "/ {n++}
 		t && /"\(-c only\)/ {o++} t && /^};/ {exit} END {print n - o}' "$HDIR/hostile.c")
