@@ -65,6 +65,7 @@ t0=$(date +%s)
 apt-get install -y --no-install-recommends "$SRPT_DEB" "$tools_deb" >/tmp/deb-install.log 2>&1 ||
 	{ tail -n 30 /tmp/deb-install.log >&2; die "apt install of the package"; }
 log "installed in $(( $(date +%s) - t0 ))s"
+cp /tmp/deb-install.log /out/89-deb/ 2>/dev/null || true
 grep -E "Building for|Forcing|Installing to|Error|ib-srpt-dkms: " /tmp/deb-install.log >&2 || true
 for b in $hidden; do
 	mv "$b.e2e-hidden" "$b"
@@ -95,8 +96,10 @@ mkdir -p "$SRPT_CFS/$(srpt_wwn)/tpgt_1"
 serve_verify_unload "$bs" e2e-deb-nb0
 
 log "apt remove ib-srpt-dkms ib-srpt-tools"
+t0=$(date +%s)
 apt-get remove -y ib-srpt-dkms ib-srpt-tools >/tmp/deb-remove.log 2>&1 ||
 	{ tail -n 30 /tmp/deb-remove.log >&2; die "apt remove of the packages"; }
+log "removed in $(( $(date +%s) - t0 ))s"
 [ ! -e /usr/sbin/srp-discover ] || die "srp-discover is still there after apt remove"
 for k in $kernels; do
 	[ -z "$(ls /lib/modules/$k/updates/dkms/ib_srpt.ko* 2>/dev/null)" ] ||
