@@ -15,6 +15,8 @@
 #   E2E_TIMEOUT=S  default per-scenario timeout in the guest (240)
 #   KO=path       use this ib_srpt.ko (MODULE=ours) instead of building one
 #   TRANSPORT=rxe|siw  soft-RoCE (default) or soft-iWARP in the guest
+#   E2E_KMEMLEAK=each|end  on the debug kernel: scan for leaks after every
+#                  scenario (default) or once after the last (make check)
 # Results: $CACHE/results/e2e-<kver>-<module>[-siw]-<time>/ (per scenario: log,
 # dmesg.txt, and dmesg-full.txt when it failed). Ends with "N passed, N failed".
 set -uo pipefail
@@ -165,6 +167,7 @@ while [ ${#todo[@]} -gt 0 ]; do
 		--run "$REPO/tests/e2e-guest.sh" --out "$bout" --timeout "$(budget_for "${todo[@]}")" \
 		--env "BREAK=${BREAK:-}" --env "E2E_ONLY=$only" --env "E2E_REPEAT=${E2E_REPEAT:-1}" \
 		--env "E2E_TIMEOUT=${E2E_TIMEOUT:-240}" --env "E2E_DKMS=${E2E_DKMS:-0}" \
+		--env "E2E_KMEMLEAK=${E2E_KMEMLEAK:-each}" \
 		--env "E2E_TIMEOUT_MUL=$mul" --env "SRPT_DM=$dm_tool" \
 		--env "SRP_DISCOVER=$discover_tool" --env "SRPT_IBCM=$ibcm_ko" --env "SRPT_DEB=$deb_file"
 	rc=$?
@@ -219,6 +222,11 @@ for n in "${scenarios[@]}"; do
 		[ -f "$d/$n/dmesg-full.txt" ] && echo "        dmesg kept: $d/$n/dmesg-full.txt"
 	fi
 done
+# E2E_KMEMLEAK=end: each boot's one scan after its last scenario.
+while read -r _ _ _ reason; do
+	failed=$((failed + 1))
+	printf '  FAIL  %-22s %4ss  %s\n' kmemleak 0 "$reason"
+done < <(grep -E '^FAIL kmemleak ' "$out/results.txt" 2>/dev/null)
 # A splat or crash outside any scenario still fails the run.
 if [ "$vmrc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	echo "  FAIL  guest                  vm.sh exited $vmrc (kernel splat, crash or timeout; see $out/console.log)"
