@@ -10,14 +10,18 @@
  * carry a tag gets exactly one response with that tag, unless the channel
  * ends (an SRP_T_LOGOUT or a disconnect) or a task management function
  * that completed may have aborted it; credits come back; a clean login
- * after every disconnect succeeds. The case then ends with the probe
- * (INQUIRY, reads and a write, data checked). The seed is printed, so a
+ * after every disconnect succeeds. A closing round on a clean channel
+ * then sends every task management function and well-formed and malformed
+ * commands: each must be answered without a disconnect (fuzz_closing()).
+ * The case then ends with the probe (INQUIRY, reads and a write, data
+ * checked). The seed is printed, so a
  * failure repeats: HOSTILE_FUZZ_SEED, HOSTILE_FUZZ_IUS (default 20000).
  */
 #include "hostile.h"
 
 #define FUZZ_WAIT_MS	30000	/* an IU unanswered this long on a live channel fails */
 #define FUZZ_LBA_MAX	30000	/* writes stay below the probe's blocks */
+#define FUZZ_CLOSE_MS	10000	/* the closing round's answers, on a clean channel */
 
 enum { K_CMD, K_TMF, K_SHORT, K_RAW, K_LOGOUT, K_GOOD, NKIND };
 static const char *const kind_name[NKIND] = {
@@ -423,6 +427,108 @@ static void print_counts(void)
 	     fz.cut_by_close, fz.forgiven_by_tmf, fz.npend);
 }
 
+/* Send one IU of the closing round and note what it owes. */
+static int closing_send(struct conn *c, int kind, const uint8_t *iu, uint32_t len)
+{
+	if (c->credits <= 0)
+		return fail("closing round: no credit left (%d pending)", fz.npend);
+	if (post_send_raw(c, iu, len))
+		return fail("closing round: could not post a %s: %s", kind_name[kind], conn_state(c));
+	fz.sent[kind]++;
+	pend_add(fz.tag, kind, iu[0] == SRP_TSK_MGMT ? iu[offsetof(struct srp_tsk_mgmt, tsk_mgmt_func)] : 0,
+		 false, iu, len);
+	return 0;
+}
+
+/* Wait until everything owed is answered; the channel must stay up. */
+static int closing_wait(struct conn *c, const char *what)
+{
+	uint64_t end = now_ms() + FUZZ_CLOSE_MS;
+	struct pend *o;
+
+	while (oldest_owed() && !c->disconnected && !c->broken && now_ms() < end) {
+		pump(c, 100);
+		if (reap(c) < 0)
+			return 1;
+	}
+	o = oldest_owed();
+	if (c->disconnected || c->broken)
+		return fail("closing round: the channel ended while %s were pending: %s", what,
+			    conn_state(c));
+	if (o)
+		return fail("closing round: %s %#llx unanswered for %d s on a clean channel (%d of them)",
+			    kind_name[o->kind], (unsigned long long)o->tag, FUZZ_CLOSE_MS / 1000,
+			    fz.npend);
+	return 0;
+}
+
+/*
+ * The closing round, on a fresh channel that nothing random touches: every
+ * task management function (defined, reserved, unknown) and commands that
+ * are well-formed or malformed in ways the target answers with a status.
+ * Each must be answered and the channel must stay up. In the random phase
+ * a dropped answer can hide behind the next disconnect.
+ */
+static int fuzz_closing(struct conn *c)
+{
+	static const uint8_t funcs[] = {
+		0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x00, 0x03, 0xff,
+	};
+	struct login_opts o;
+	uint8_t iu[SSLOT], cdb[16];
+	uint32_t rej;
+	size_t len, i;
+
+	conn_close(c);
+	fz.npend = 0;
+	login_defaults(&o);
+	if (conn_open(c, &o, &rej) != 1)
+		return fail("closing round: clean login refused (SRP reason %#x): %s", rej, failmsg);
+	for (i = 0; i < sizeof(funcs); i++) {
+		struct srp_tsk_mgmt *t = (struct srp_tsk_mgmt *)iu;
+
+		memset(iu, 0, sizeof(*t));
+		t->opcode = SRP_TSK_MGMT;
+		t->tag = ++fz.tag;
+		t->lun[1] = opt_lun;
+		t->tsk_mgmt_func = funcs[i];
+		t->task_tag = 0x0c105ed000000000ULL + i;	/* nothing has it */
+		if (closing_send(c, K_TMF, iu, sizeof(*t)))
+			return 1;
+	}
+	if (closing_wait(c, "task management requests"))
+		return 1;
+	for (i = 0; i < 32; i++) {
+		struct srp_direct_buf d = dbuf_desc(c, (i % 8) * 4096, 4096);
+		struct srp_cmd *cmd = (struct srp_cmd *)iu;
+		/* every fourth: a descriptor count beyond the IU */
+		uint8_t cnt = i % 4 == 3 ? 200 : 1;
+		bool wr = i & 1;
+
+		cdb_rw10(cdb, wr ? 0x2a : 0x28, i * 8, 8);
+		len = build_cmd(iu, ++fz.tag, opt_lun, cdb, 10);
+		cmd->buf_fmt = wr ? FMT_DIRECT << 4 : FMT_DIRECT;
+		if (wr)
+			cmd->data_out_desc_cnt = cnt;
+		else
+			cmd->data_in_desc_cnt = cnt;
+		memcpy(iu + len, &d, sizeof(d));
+		len += sizeof(d);
+		if (i % 8 == 5) {
+			memset(cdb, 0, sizeof(cdb));
+			cdb[0] = 0xff;		/* no such opcode, no data */
+			len = build_cmd(iu, fz.tag, opt_lun, cdb, 16);
+		}
+		if (closing_send(c, K_GOOD, iu, len))
+			return 1;
+	}
+	if (closing_wait(c, "commands"))
+		return 1;
+	info("closing round: %zu task management functions and 32 commands answered on a clean channel",
+	     sizeof(funcs));
+	return 0;
+}
+
 int case_fuzz_live(void)
 {
 	const char *e = getenv("HOSTILE_FUZZ_IUS"), *s = getenv("HOSTILE_FUZZ_SEED");
@@ -559,6 +665,8 @@ int case_fuzz_live(void)
 				 FUZZ_WAIT_MS / 1000, (unsigned long long)oldest_owed()->tag,
 				 kind_name[oldest_owed()->kind]);
 	}
+	if (!r)
+		r = fuzz_closing(&c);
 	if (r) {
 		char tpg[512], path[700], buf[4096];
 		int i, k;
