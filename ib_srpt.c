@@ -4269,9 +4269,12 @@ static int srpt_acl_name_addr(const char *name, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	size_t len = strcspn(name, "\n");
+	size_t len = strlen(name);
 	const char *end;
 
+	/* One trailing newline, as echo writes it; text after one is not an address. */
+	if (len && name[len - 1] == '\n')
+		len--;
 	memset(ss, 0, sizeof(*ss));
 	if (in4_pton(name, len, (u8 *)&s4->sin_addr.s_addr, -1, &end) &&
 	    end == name + len) {
@@ -6275,8 +6278,12 @@ static int srpt_tpg_name_tag(const char *name, u16 *tag)
 	*tag = 1;
 	if (strncmp(name, "tpgt", 4))
 		return 0;
-	/* No sign, no leading zero: rtslib looks up "tpgt_%d" again. */
+	/*
+	 * Digits only (kstrtou16() would take a trailing newline), no leading
+	 * zero: rtslib looks the TPG up again as "tpgt_%d".
+	 */
 	if (name[4] != '_' || !isdigit(digits[0]) ||
+	    digits[strspn(digits, "0123456789")] ||
 	    (digits[0] == '0' && digits[1]) || kstrtou16(digits, 10, tag))
 		return -EINVAL;
 	return 0;

@@ -13,6 +13,8 @@
  *   (srpt_check_rw()) accepts only what the full one accepts, with the
  *   same result (srpt_fuzz_srp_cmd()).
  * - Initiator port IDs and portal names (srpt_fuzz_names()).
+ * - ACL names, the srpt_service_guid parameter and TPG names
+ *   (srpt_fuzz_cfg_names()).
  * - SRP_LOGIN_REQ (srpt_check_login_req(), srpt_ch_login_sizes(), the
  *   LOGIN_RSP/REJ and the port-ID ACL match) (srpt_fuzz_login()).
  * - What an IU is from its opcode and length (srpt_classify_iu(),
@@ -564,6 +566,191 @@ static void srpt_fuzz_names(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ids, 0UL);
 	KUNIT_EXPECT_GT(test, v4, 0UL);
 	KUNIT_EXPECT_GT(test, v6, 0UL);
+}
+
+/* An ACL or GUID name: GUID-, address- and port-ID-shaped, then mutated. */
+static char *srpt_fuzz_acl_name(struct srpt_fuzz *f, char *buf, u32 *len)
+{
+	static const char alpha[] = "0123456789abcdefABCDEFxX:.[]\n ";
+	u32 n = 0, k;
+	char *name;
+
+	switch (srpt_fuzz_pick(f, 5)) {
+	case 0:
+		for (k = 3 + srpt_fuzz_pick(f, 3); k; k--)
+			n += scnprintf(buf + n, 64 - n, "%s%x", n ? ":" : "",
+				       srpt_fuzz_pick(f, 0x11000));
+		break;
+	case 1:
+		n = scnprintf(buf, 64, "%u.%u.%u.%u", srpt_fuzz_pick(f, 300),
+			      srpt_fuzz_pick(f, 256), srpt_fuzz_pick(f, 256),
+			      srpt_fuzz_pick(f, 256));
+		break;
+	case 2:
+		n = scnprintf(buf, 64, "%sfe80::%x:%x%s", srpt_fuzz_pick(f, 2) ? "[" : "",
+			      srpt_fuzz_pick(f, 0x11000), srpt_fuzz_pick(f, 0x11000),
+			      srpt_fuzz_pick(f, 2) ? "]" : "");
+		break;
+	case 3:
+		/* up to 16 hex digits (a GUID) or up to 32 (a port ID) */
+		n = scnprintf(buf, 64, "%s%llx", srpt_fuzz_pick(f, 2) ? "0x" : "",
+			      ((u64)srpt_fuzz_u32(f) << 32 | srpt_fuzz_u32(f)) >>
+			      srpt_fuzz_pick(f, 64));
+		if (srpt_fuzz_pick(f, 2))
+			n += scnprintf(buf + n, 64 - n, "%016llx",
+				       (u64)srpt_fuzz_u32(f) << 32 | srpt_fuzz_u32(f));
+		break;
+	default:
+		return srpt_fuzz_name(f, buf, len);
+	}
+	for (k = srpt_fuzz_pick(f, 3) ? 0 : 1 + srpt_fuzz_pick(f, 2); k; k--)
+		buf[srpt_fuzz_pick(f, n)] = alpha[srpt_fuzz_pick(f, sizeof(alpha) - 1)];
+	if (!srpt_fuzz_pick(f, 8) && n < 63)
+		buf[n++] = '\n';
+	name = kmalloc(n + 1, GFP_KERNEL);
+	if (name) {
+		memcpy(name, buf, n);
+		name[n] = '\0';
+	}
+	*len = n;
+	return name;
+}
+
+/* A TPG directory name: mostly "tpgt" and a mutated number, else any name. */
+static char *srpt_fuzz_tpg_name(struct srpt_fuzz *f, char *buf, u32 *len)
+{
+	static const char tail[] = "_0123456789+- x\n";
+	u32 n = 4, k;
+	char *name;
+
+	if (srpt_fuzz_pick(f, 4) == 0)
+		return srpt_fuzz_name(f, buf, len);
+	memcpy(buf, "tpgt", 4);
+	if (srpt_fuzz_pick(f, 2))
+		n += scnprintf(buf + n, 64 - n, "_%u", srpt_fuzz_pick(f, 2) ?
+			       srpt_fuzz_pick(f, 70000) : srpt_fuzz_u32(f));
+	for (k = srpt_fuzz_pick(f, 3) ? 0 : 1 + srpt_fuzz_pick(f, 3); k && n < 40; k--)
+		buf[srpt_fuzz_pick(f, 3) ? n++ : 4 + srpt_fuzz_pick(f, n - 3)] =
+			tail[srpt_fuzz_pick(f, sizeof(tail) - 1)];
+	name = kmalloc(n + 1, GFP_KERNEL);
+	if (name) {
+		memcpy(name, buf, n);
+		name[n] = '\0';
+	}
+	*len = n;
+	return name;
+}
+
+/*
+ * ACL names, the srpt_service_guid parameter and TPG names: what parses
+ * renders back to the same value in the form the parser reported, and a
+ * refused name leaves its output untouched. rdma_cm_port is kstrtou16()
+ * alone, as for the in-kernel driver: nothing of ours to fuzz.
+ */
+static void srpt_fuzz_cfg_names(struct kunit *test)
+{
+	struct srpt_fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, 128, GFP_KERNEL);
+	char *out = kunit_kzalloc(test, 128, GFP_KERNEL);
+	unsigned long forms[3] = { }, guids = 0, tpgt = 0, other_tpg = 0;
+	struct sockaddr_storage ss, ss2;
+	enum srpt_acl_form form, form2;
+	u8 id[16], id2[16];
+	u64 guid, guid2;
+	u16 tag, tag2;
+	u32 n, len;
+	char *name;
+	bool ok = true;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	srpt_fuzz_start(test, f, 6, "configfs and parameter names");
+	for (n = 0; ok && srpt_fuzz_more(f, n); n++) {
+		name = srpt_fuzz_acl_name(f, buf, &len);
+		KUNIT_ASSERT_NOT_NULL(test, name);
+		memset(id, 0xa5, sizeof(id));
+		if (srpt_parse_acl_name(name, id, &form)) {
+			ok = !memchr_inv(id, 0xa5, sizeof(id));
+			if (!ok)
+				KUNIT_FAIL(test, "refused ACL name '%s' wrote its output", name);
+		} else if (strchr(name, '\n') && strchr(name, '\n') != name + len - 1) {
+			/* one trailing newline (echo) is fine, more text after it is not */
+			KUNIT_FAIL(test, "ACL name '%s' accepted with text after a newline", name);
+			ok = false;
+		} else if (form == SRPT_ACL_IP) {
+			forms[form]++;
+			ok = !memchr_inv(id, 0xa5, sizeof(id)) && !srpt_acl_name_addr(name, &ss);
+			if (ss.ss_family == AF_INET)
+				snprintf(out, 128, "%pI4", &((struct sockaddr_in *)&ss)->sin_addr);
+			else
+				snprintf(out, 128, "%pI6c",
+					 &((struct sockaddr_in6 *)&ss)->sin6_addr);
+			ok = ok && !srpt_parse_acl_name(out, id2, &form2) && form2 == SRPT_ACL_IP &&
+			     !srpt_acl_name_addr(out, &ss2) && !memcmp(&ss, &ss2, sizeof(ss));
+			if (!ok)
+				KUNIT_FAIL(test, "address ACL '%s' does not round-trip as '%s'",
+					   name, out);
+		} else {
+			forms[form]++;
+			if (form == SRPT_ACL_GUID)
+				snprintf(out, 128, "%04x:%04x:%04x:%04x",
+					 get_unaligned_be16(id + 8), get_unaligned_be16(id + 10),
+					 get_unaligned_be16(id + 12), get_unaligned_be16(id + 14));
+			else
+				snprintf(out, 128, "0x%16phN", id);
+			ok = (form != SRPT_ACL_GUID || !memchr_inv(id, 0, 8)) &&
+			     !srpt_parse_acl_name(out, id2, &form2) && form2 == form &&
+			     !memcmp(id, id2, sizeof(id));
+			if (!ok)
+				KUNIT_FAIL(test, "ACL '%s' (form %d) does not round-trip as '%s'",
+					   name, form, out);
+		}
+		guid = 0xa5a5a5a5a5a5a5a5ULL;
+		if (ok && !srpt_parse_service_guid(name, &guid)) {
+			guids++;
+			snprintf(out, 128, "%llx", guid);
+			ok = !srpt_parse_service_guid(out, &guid2) && guid2 == guid;
+			if (!ok)
+				KUNIT_FAIL(test, "GUID '%s' does not round-trip as '%s'",
+					   name, out);
+		} else if (ok && guid != 0xa5a5a5a5a5a5a5a5ULL) {
+			KUNIT_FAIL(test, "refused GUID '%s' wrote its output", name);
+			ok = false;
+		}
+		kfree(name);
+
+		name = srpt_fuzz_tpg_name(f, buf, &len);
+		KUNIT_ASSERT_NOT_NULL(test, name);
+		if (ok && !srpt_tpg_name_tag(name, &tag)) {
+			if (strncmp(name, "tpgt", 4)) {
+				other_tpg++;
+				ok = tag == 1;
+			} else {
+				tpgt++;
+				/* rtslib looks the TPG up again as "tpgt_%d" */
+				snprintf(out, 128, "tpgt_%u", tag);
+				ok = !strcmp(out, name) && !srpt_tpg_name_tag(out, &tag2) &&
+				     tag2 == tag;
+			}
+			if (!ok)
+				KUNIT_FAIL(test,
+					   "TPG '%s' accepted as tag %u, which rtslib finds as '%s'",
+					   name, tag, out);
+		}
+		kfree(name);
+	}
+	kunit_info(test, "%u inputs: ACL port IDs %lu, GUIDs %lu, addresses %lu; service GUIDs %lu; TPGs tpgt_N %lu, other %lu",
+		   n, forms[SRPT_ACL_PORT_ID], forms[SRPT_ACL_GUID], forms[SRPT_ACL_IP], guids,
+		   tpgt, other_tpg);
+	if (!srpt_fuzz_end(test, f, n))
+		return;
+	KUNIT_EXPECT_GT(test, forms[SRPT_ACL_PORT_ID], 0UL);
+	KUNIT_EXPECT_GT(test, forms[SRPT_ACL_GUID], 0UL);
+	KUNIT_EXPECT_GT(test, forms[SRPT_ACL_IP], 0UL);
+	KUNIT_EXPECT_GT(test, guids, 0UL);
+	KUNIT_EXPECT_GT(test, tpgt, 0UL);
+	KUNIT_EXPECT_GT(test, other_tpg, 0UL);
 }
 
 /* SRP_LOGIN_REQ ---------------------------------------------------------- */
@@ -1647,6 +1834,7 @@ static void srpt_fuzz_dm(struct kunit *test)
 static struct kunit_case srpt_fuzz_cases[] = {
 	KUNIT_CASE(srpt_fuzz_srp_cmd),
 	KUNIT_CASE(srpt_fuzz_names),
+	KUNIT_CASE(srpt_fuzz_cfg_names),
 	KUNIT_CASE(srpt_fuzz_login),
 	KUNIT_CASE(srpt_fuzz_iu_dispatch),
 	KUNIT_CASE(srpt_fuzz_tsk_mgmt),
