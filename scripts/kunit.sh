@@ -130,6 +130,16 @@ if [ -z "${KUNIT_ARGS:-}" ] && [ -n "$summary" ]; then
 		echo "kunit: $((passed + failed)) results, fewer than the $ncases cases defined"
 		failed=$((failed + 1))
 	fi
+	# Rows of a table case cannot be counted from the source: the floor
+	# is recorded; raise it with new tests, lower it only on purpose.
+	floor=$(grep -v '^#' "$src/kunit/min-results" 2>/dev/null | head -n 1)
+	if [ -z "$floor" ]; then
+		echo "kunit: kunit/min-results is missing"
+		failed=$((failed + 1))
+	elif [ $((passed + failed)) -lt "$floor" ]; then
+		echo "kunit: $((passed + failed)) results, fewer than the $floor of kunit/min-results (a table lost rows?)"
+		failed=$((failed + 1))
+	fi
 fi
 echo "$passed passed, $failed failed"
 [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
