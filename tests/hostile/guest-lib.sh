@@ -414,8 +414,14 @@ h_io_start() {
 			if [ -e "$H_IO_DIR/stop" ]; then
 				echo final >"$H_IO_DIR/vrc.$n"
 			else
-				h_ack_verify "$H_IO_DIR/verify.$n"
-				echo $? >"$H_IO_DIR/vrc.$n"
+				# Until a read-back reaches the disk, no new
+				# pass: its writes could cover a lost one.
+				# (Stopped meanwhile: the final read-back
+				# reads the same state.)
+				while h_ack_verify "$H_IO_DIR/verify.$n"; vrc=$?
+					[ "$vrc" = 2 ] && [ ! -e "$H_IO_DIR/stop" ]; do :; done
+				[ "$vrc" = 2 ] && vrc=final
+				echo "$vrc" >"$H_IO_DIR/vrc.$n"
 			fi
 			echo "$rc" >"$H_IO_DIR/rc.$n"
 		done
@@ -478,7 +484,8 @@ h_pass_disrupted() {
 # block once more and count. Sets H_IO_PASSES, H_ACKED (writes
 # acknowledged), H_VERIFY_ERRORS (sectors lost, over every read-back),
 # H_IO_ERRORS (passes with failed writes outside a disruption),
-# H_UNVERIFIED (read-backs that never reached the disk) and H_IO_HUNG
+# H_UNVERIFIED (the final read-back never reached the disk; a pass's own
+# read-back is retried until it does, before the next pass writes) and H_IO_HUNG
 # (the loop had to be killed).
 h_io_stop() {
 	local pid n=0 f rc vrc o v k max=${1:-240}
