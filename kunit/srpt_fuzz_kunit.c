@@ -439,6 +439,19 @@ static void srpt_fuzz_srp_cmd(struct kunit *test)
 	KUNIT_EXPECT_GT(test, f->checked_refused, n / 10UL);
 }
 
+/* @n bytes of @buf as a string allocated to the byte: KASAN sees any read beyond. */
+static char *srpt_fuzz_dup(const char *buf, u32 n, u32 *len)
+{
+	char *name = kmalloc(n + 1, GFP_KERNEL);
+
+	if (name) {
+		memcpy(name, buf, n);
+		name[n] = '\0';
+	}
+	*len = n;
+	return name;
+}
+
 /* A random name from the characters these parsers care about. */
 static char *srpt_fuzz_name(struct srpt_fuzz *f, char *buf, u32 *len)
 {
@@ -448,7 +461,6 @@ static char *srpt_fuzz_name(struct srpt_fuzz *f, char *buf, u32 *len)
 		"0000:0000:0000:0000:", "::ffff:", "0X", "\n",
 	};
 	u32 n = srpt_fuzz_pick(f, 64), i = 0, k;
-	char *name;
 
 	/* A third are shaped like portals: v4, or bracketed v6 with a scope. */
 	switch (srpt_fuzz_pick(f, 6)) {
@@ -482,14 +494,7 @@ static char *srpt_fuzz_name(struct srpt_fuzz *f, char *buf, u32 *len)
 			buf[i++] = alpha[srpt_fuzz_pick(f, sizeof(alpha) - 1)];
 		}
 	}
-	/* Exactly the string and its NUL: KASAN sees any read beyond. */
-	name = kmalloc(n + 1, GFP_KERNEL);
-	if (name) {
-		memcpy(name, buf, n);
-		name[n] = '\0';
-	}
-	*len = n;
-	return name;
+	return srpt_fuzz_dup(buf, n, len);
 }
 
 /*
@@ -573,7 +578,6 @@ static char *srpt_fuzz_acl_name(struct srpt_fuzz *f, char *buf, u32 *len)
 {
 	static const char alpha[] = "0123456789abcdefABCDEFxX:.[]\n ";
 	u32 n = 0, k;
-	char *name;
 
 	switch (srpt_fuzz_pick(f, 5)) {
 	case 0:
@@ -607,13 +611,7 @@ static char *srpt_fuzz_acl_name(struct srpt_fuzz *f, char *buf, u32 *len)
 		buf[srpt_fuzz_pick(f, n)] = alpha[srpt_fuzz_pick(f, sizeof(alpha) - 1)];
 	if (!srpt_fuzz_pick(f, 8) && n < 63)
 		buf[n++] = '\n';
-	name = kmalloc(n + 1, GFP_KERNEL);
-	if (name) {
-		memcpy(name, buf, n);
-		name[n] = '\0';
-	}
-	*len = n;
-	return name;
+	return srpt_fuzz_dup(buf, n, len);
 }
 
 /* A TPG directory name: mostly "tpgt" and a mutated number, else any name. */
@@ -621,7 +619,6 @@ static char *srpt_fuzz_tpg_name(struct srpt_fuzz *f, char *buf, u32 *len)
 {
 	static const char tail[] = "_0123456789+- x\n";
 	u32 n = 4, k;
-	char *name;
 
 	if (srpt_fuzz_pick(f, 4) == 0)
 		return srpt_fuzz_name(f, buf, len);
@@ -632,13 +629,7 @@ static char *srpt_fuzz_tpg_name(struct srpt_fuzz *f, char *buf, u32 *len)
 	for (k = srpt_fuzz_pick(f, 3) ? 0 : 1 + srpt_fuzz_pick(f, 3); k && n < 40; k--)
 		buf[srpt_fuzz_pick(f, 3) ? n++ : 4 + srpt_fuzz_pick(f, n - 3)] =
 			tail[srpt_fuzz_pick(f, sizeof(tail) - 1)];
-	name = kmalloc(n + 1, GFP_KERNEL);
-	if (name) {
-		memcpy(name, buf, n);
-		name[n] = '\0';
-	}
-	*len = n;
-	return name;
+	return srpt_fuzz_dup(buf, n, len);
 }
 
 /*
