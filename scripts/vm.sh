@@ -193,10 +193,13 @@ append="console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M"
 append+=" ibsrpt_init=$REPO/tests/guest-init.sh"
 append+=" hung_task_panic=0 nokaslr tsc=reliable mitigations=off"
 # Debian's kernels have KFENCE and SLUB debugging compiled in but off:
-# sample every 100 ms, sanity-check, red-zone and poison every slab.
+# sample every 100 ms; sanity-check, red-zone and poison the caches this
+# driver, the target core and the RDMA core allocate from (kmalloc, the
+# target core's se_* and t10_*). Poisoning every cache (the file system's
+# and the memory manager's too) made the guests about 35% slower.
 # The debug kernel has its own settings (scripts/debug-kernel.config).
 if [ -z "$kmoddir" ]; then
-	append+=" kfence.sample_interval=100 slub_debug=FZP"
+	append+=" kfence.sample_interval=100 slub_debug=FZP,kmalloc-*,se_*,t10_*"
 else
 	# acpi=noirq: PCI interrupts from the MP table (debug-kernel.config).
 	append+=" kmemleak=on acpi=noirq"
