@@ -20,6 +20,8 @@
 # The data-path scenarios and the hostile cases run once on the debug
 # kernel, which can see what they break; `make e2e` and `make hostile` run
 # everything on any kernel.
+# The e2e tiers run in a lane of their own beside the others, in guests
+# with one vCPU (see LANE_TIERS below); the hostile tiers keep two.
 # Each tier prints its own "N passed, N failed"; the totals close the run,
 # with the time from the start (setup included).
 # CHECK_TIERS="lint e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug
@@ -60,6 +62,10 @@ for kv in 6.12 6.1; do
 	make -C "$SRC" --no-print-directory module KVER=$kv >"$CACHE/check/build-$kv.log" 2>&1 ||
 		echo "check: building ib_srpt.ko for $kv failed, see $CACHE/check/build-$kv.log"
 done
+# siw.ko for 6.12, which hostile and the lane's e2e tiers would otherwise
+# both build at once into the same place.
+"$SRC/scripts/siw.sh" 6.12 >/dev/null 2>"$CACHE/check/build-siw.log" ||
+	echo "check: building siw.ko for 6.12 failed, see $CACHE/check/build-siw.log"
 
 # The debug kernel (about 14 minutes cold) and the UML kernel (about 8):
 # host builds no guest needs before the kunit and debug tiers. Under a lock
@@ -123,7 +129,9 @@ need_debug() {
 	done
 	echo "check: waited $(( $(date +%s) - t0 ))s for the debug kernel"
 	grep -a "debug kernel" "$CACHE/check/prep.out"
-	make -C "$SRC" --no-print-directory module KVER=debug >"$CACHE/check/build-debug.log" 2>&1 ||
+	# The lane and the foreground may both get here: one builds.
+	flock "$CACHE/check/debug-module.lock" \
+		make -C "$SRC" --no-print-directory module KVER=debug >"$CACHE/check/build-debug.log" 2>&1 ||
 		echo "check: building ib_srpt.ko for debug failed, see $CACHE/check/build-debug.log"
 }
 need_prep() {
@@ -149,12 +157,28 @@ lint_bg() {
 }
 
 run_tier() { # name command...
-	local name=$1 log=$CACHE/check/$1.log t0 rc line p f
+	local name=$1 t0 rc
 	shift
 	t0=$(date +%s)
 	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log"
+	"$@" 2>&1 | tee "$CACHE/check/$name.log"
 	rc=${PIPESTATUS[0]}
+	count_tier "$name" "$rc" $(( $(date +%s) - t0 ))
+}
+
+# lane_tier NAME: the log of a tier the lane ran, then its counts.
+lane_tier() {
+	local name=$1 rc secs
+	echo "=== $name (in the lane): $CACHE/check/$name.log"
+	cat "$CACHE/check/$name.log" 2>/dev/null
+	read -r rc secs <"$CACHE/check/$name.rc" 2>/dev/null ||
+		{ echo "check: the lane did not finish $name"; rc=1 secs=0; }
+	count_tier "$name" "$rc" "$secs"
+}
+
+# count_tier NAME RC SECONDS: add what the tier's log says to the totals.
+count_tier() {
+	local name=$1 rc=$2 secs=$3 log=$CACHE/check/$1.log line p f
 	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	p=$(echo "$line" | sed -nE 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/p')
 	f=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
@@ -171,7 +195,7 @@ run_tier() { # name command...
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	summary+=("$(printf '%-13s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" $(( $(date +%s) - t0 )) "$rc")")
+	summary+=("$(printf '%-13s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" "$secs" "$rc")")
 }
 
 E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
@@ -230,43 +254,98 @@ if [ -n "${ONLY:-}" ]; then
 	TIERS=$keep
 fi
 
-for t in $TIERS; do
-	case "$t" in kunit) need_prep ;; *-debug) need_debug ;; esac
+# tier_cmd TIER: run one tier's runner; it prints "N passed, N failed".
+tier_cmd() {
+	local t=$1
 	case "$t" in
-	lint)
-		# In the background: reported after the other tiers.
-		[ "$LINT_BG" = 1 ] || run_tier lint "$SRC/scripts/lint.sh" ;;
-	kunit) run_tier kunit "$SRC/scripts/kunit.sh" ;;
+	lint) "$SRC/scripts/lint.sh" ;;
+	kunit) "$SRC/scripts/kunit.sh" ;;
 	e2e-siw)
-		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=siw \
+		env KVER=6.12 MODULE=ours TRANSPORT=siw \
 			E2E_ONLY="$(sel "$SIW_SCENARIOS" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-6.1)
 		# The data path against the older kernel's RDMA and LIO cores;
 		# install, configfs and tracing scenarios run on 6.12 only.
-		run_tier "$t" env KVER=6.1 MODULE=ours TRANSPORT=rxe \
+		env KVER=6.1 MODULE=ours TRANSPORT=rxe \
 			E2E_ONLY="$(sel "${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-debug)
-		run_tier "$t" env KVER=debug MODULE=ours TRANSPORT=rxe E2E_KMEMLEAK=end \
+		env KVER=debug MODULE=ours TRANSPORT=rxe E2E_KMEMLEAK=end \
 			E2E_ONLY="$(sel "${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
-	hostile-debug) run_tier "$t" env KVER=debug MODULE=ours TRANSPORT=rxe \
+	hostile-debug) env KVER=debug MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="$(sel "${CHECK_DEBUG_CASES:-all,fuzz_live}" cases)" \
 			 HOSTILE_FUZZ_SEED="${HOSTILE_FUZZ_SEED:-$CHECK_FUZZ_SEED}" \
 			 HOSTILE_FAULTS="$(sel "${CHECK_DEBUG_FAULTS:-02,03,04,06}" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	e2e-6.12)
-		run_tier "$t" env KVER=6.12 MODULE=ours TRANSPORT=rxe \
+		env KVER=6.12 MODULE=ours TRANSPORT=rxe \
 			E2E_ONLY="$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
-	hostile) run_tier hostile env KVER=6.12 MODULE=ours TRANSPORT=rxe \
+	hostile) env KVER=6.12 MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="${CHECK_HOSTILE_CASES:-none}" \
 			 HOSTILE_FAULTS="$(sel "${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
-	*) echo "check: unknown tier $t"; total_fail=$((total_fail + 1)) ;;
+	*) echo "check: unknown tier $t"; echo "0 passed, 1 failed"; return 1 ;;
 	esac
+}
+
+# The lane: the e2e tiers run beside the hostile ones, in a second guest
+# with one vCPU. One guest with two vCPUs keeps the machine's two cores
+# about 60% busy; a second one beside it with one vCPU fills them and slows
+# the first by about 20% (two guests with two vCPUs each slowed each other
+# down up to fourfold: a vCPU thread waiting for a core holds up the
+# other). The hostile tiers, which hunt races with I/O from both CPUs,
+# keep two vCPUs; the e2e scenarios check the kernels' APIs, the drop-in
+# tools, the package and the data path under KASAN, lockdep and kmemleak.
+# CHECK_LANE=0 runs every tier in the foreground, one after the other.
+LANE_TIERS="e2e-6.12 e2e-6.1 e2e-siw e2e-debug"
+lane=
+fg=
+for t in $TIERS; do
+	if [ "${CHECK_LANE:-1}" = 1 ] && [[ " $LANE_TIERS " == *" $t "* ]]; then
+		lane+="$t "
+	elif [ "$t" != lint ] || [ "$LINT_BG" != 1 ]; then
+		fg+="$t "
+	fi
 done
+lane_pid=
+if [ -n "$lane" ]; then
+	echo "check: in the lane beside the others, one vCPU each: $lane"
+	for t in $lane; do
+		rm -f "$CACHE/check/$t.rc"
+	done
+	# Its own process group (set -m), which the exit trap stops whole.
+	set -m
+	(
+		export HEAVY_LOCK=$CACHE/check/lane.lock VM_SMP=1
+		for t in $lane; do
+			case "$t" in *-debug) need_debug ;; esac
+			t0=$(date +%s)
+			tier_cmd "$t" >"$CACHE/check/$t.log" 2>&1 </dev/null
+			echo "$? $(( $(date +%s) - t0 ))" >"$CACHE/check/$t.rc"
+		done
+	) >"$CACHE/check/lane.out" 2>&1 </dev/null &
+	lane_pid=$!
+	set +m
+	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null
+		[ -z "$lane_pid" ] || kill -- "-$lane_pid" 2>/dev/null' EXIT
+fi
+for t in $fg; do
+	case "$t" in kunit) need_prep ;; *-debug) need_debug ;; esac
+	run_tier "$t" tier_cmd "$t"
+done
+if [ -n "$lane_pid" ]; then
+	t0=$(date +%s)
+	wait "$lane_pid"
+	lane_pid=
+	echo "check: waited $(( $(date +%s) - t0 ))s for the lane"
+	cat "$CACHE/check/lane.out"
+	for t in $lane; do
+		lane_tier "$t"
+	done
+fi
 if [ "$LINT_BG" = 1 ]; then
 	need_prep
 	run_tier lint lint_bg

@@ -21,6 +21,7 @@
 # TRANSPORT=rxe|siw (environment or --env) picks soft-RoCE (default) or
 # soft-iWARP in the guest; siw.ko, missing from Debian's kernels, is built
 # first (scripts/siw.sh) and passed as SIW_KO.
+# VM_SMP=N: vCPUs when --smp is not given (2).
 # VM_PLUGIN=<file.so>,<args> loads a QEMU TCG plugin (make bench).
 # VM_TCG_THREAD=single runs both vCPUs on one host thread (about 20% slower
 # than the default, multi): to tell a stale-translation fault of
@@ -44,7 +45,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 LOCK=$(heavy_lock)
 
-kver=${KVER:-6.12} module=${MODULE:-ours} run= out= timeout=900 ko= mem=3072 smp=2
+kver=${KVER:-6.12} module=${MODULE:-ours} run= out= timeout=900 ko= mem=3072 smp=${VM_SMP:-2}
 quiet=0
 envs=()
 usage() { sed -n '/^#   scripts/,/^# In the guest/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
