@@ -20,8 +20,8 @@
 # The data-path scenarios and the hostile cases run once on the debug
 # kernel, which can see what they break; `make e2e` and `make hostile` run
 # everything on any kernel.
-# The e2e tiers run in a lane of their own beside the others, in guests
-# with one vCPU (see LANE_TIERS below); the hostile tiers keep two.
+# The e2e tiers on Debian's kernels run in a lane of their own beside the
+# others, in guests with one vCPU (see LANE_TIERS below).
 # Each tier prints its own "N passed, N failed"; the totals close the run,
 # with the time from the start (setup included).
 # CHECK_TIERS="lint e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug
@@ -129,9 +129,7 @@ need_debug() {
 	done
 	echo "check: waited $(( $(date +%s) - t0 ))s for the debug kernel"
 	grep -a "debug kernel" "$CACHE/check/prep.out"
-	# The lane and the foreground may both get here: one builds.
-	flock "$CACHE/check/debug-module.lock" \
-		make -C "$SRC" --no-print-directory module KVER=debug >"$CACHE/check/build-debug.log" 2>&1 ||
+	make -C "$SRC" --no-print-directory module KVER=debug >"$CACHE/check/build-debug.log" 2>&1 ||
 		echo "check: building ib_srpt.ko for debug failed, see $CACHE/check/build-debug.log"
 }
 need_prep() {
@@ -198,13 +196,15 @@ count_tier() {
 	summary+=("$(printf '%-13s %4d passed %4d failed  %4ds  (rc %d)' "$name" "$p" "$f" "$secs" "$rc")")
 }
 
-E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,multichannel,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
+# multichannel needs two CPUs, which the lane's guests lack (below): it
+# runs on the debug kernel only.
+E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,logout-rmmod,ext-sg,mr-pool,dm-mad,ib-cm,srq
 # The debug kernel runs I/O about four times slower: there, the scenarios
-# that move data or tear a channel down (login, fio-verify, logout-rmmod,
-# ext-sg, mr-pool, ib-cm, srq). acl-refused, two-luns, multichannel and
+# that move data or tear a channel down (login, fio-verify, multichannel,
+# logout-rmmod, ext-sg, mr-pool, ib-cm, srq). acl-refused, two-luns and
 # dm-mad run on 6.1 only; on the debug kernel, hostile-debug refuses logins
 # and opens and closes many channels (disconnect_storm, the login cases).
-E2E_DEBUG_DEFAULT=login,fio-verify,logout-rmmod,ext-sg,mr-pool,ib-cm,srq
+E2E_DEBUG_DEFAULT=login,fio-verify,multichannel,logout-rmmod,ext-sg,mr-pool,ib-cm,srq
 # dm-mad and ib-cm run on 6.1 and the debug kernel: not again here.
 E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,t10-pi,pr-fence,netns,deb,trace,alua,portals,rtslib-patches
 # Fault 08 (multipath failover) is left to make hostile: soft-RoCE
@@ -291,16 +291,17 @@ tier_cmd() {
 	esac
 }
 
-# The lane: the e2e tiers run beside the hostile ones, in a second guest
-# with one vCPU. One guest with two vCPUs keeps the machine's two cores
-# about 60% busy; a second one beside it with one vCPU fills them and slows
-# the first by about 20% (two guests with two vCPUs each slowed each other
-# down up to fourfold: a vCPU thread waiting for a core holds up the
-# other). The hostile tiers, which hunt races with I/O from both CPUs,
-# keep two vCPUs; the e2e scenarios check the kernels' APIs, the drop-in
-# tools, the package and the data path under KASAN, lockdep and kmemleak.
-# CHECK_LANE=0 runs every tier in the foreground, one after the other.
-LANE_TIERS="e2e-6.12 e2e-6.1 e2e-siw e2e-debug"
+# The lane: the e2e tiers on Debian's kernels run beside the others, in a
+# second guest with one vCPU at nice 10. One guest with two vCPUs keeps the
+# machine's two cores about 60% busy; the lane takes what it leaves. At
+# nice 0 the lane slowed the foreground's two-vCPU guests about twofold (a
+# vCPU thread waiting for a core holds up the other); two guests with two
+# vCPUs each slowed the debug one fourfold. The foreground keeps two vCPUs
+# for the tiers that hunt races (hostile and both debug tiers). While the
+# debug kernel is still being built (a fresh machine), the foreground takes
+# the lane's next tier instead of waiting; after its own it takes what is
+# left. CHECK_LANE=0 runs every tier in the foreground, in order.
+LANE_TIERS="e2e-6.12 e2e-6.1 e2e-siw"
 lane=
 fg=
 for t in $TIERS; do
@@ -310,18 +311,34 @@ for t in $TIERS; do
 		fg+="$t "
 	fi
 done
+rm -rf "$CACHE"/check/claim-*
+# claim TIER WHO: true for the one runner that gets to run TIER.
+claim() { mkdir "$CACHE/check/claim-$1" 2>/dev/null && echo "$2" >"$CACHE/check/claim-$1/by"; }
+# steal_lane: the foreground runs the lane's next unclaimed tier; false
+# when none is left.
+steal_lane() {
+	local t
+	for t in $lane; do
+		claim "$t" fg || continue
+		run_tier "$t" tier_cmd "$t"
+		return 0
+	done
+	return 1
+}
+debug_kernel_pending() {
+	[ -n "$prep_pid" ] && [ ! -e "$CACHE/check/debug.done" ] && kill -0 "$prep_pid" 2>/dev/null
+}
 lane_pid=
 if [ -n "$lane" ]; then
 	echo "check: in the lane beside the others, one vCPU each: $lane"
-	for t in $lane; do
-		rm -f "$CACHE/check/$t.rc"
-	done
+	rm -f "$CACHE"/check/e2e-*.rc
 	# Its own process group (set -m), which the exit trap stops whole.
 	set -m
 	(
 		export HEAVY_LOCK=$CACHE/check/lane.lock VM_SMP=1
+		renice -n 10 -p $BASHPID >/dev/null
 		for t in $lane; do
-			case "$t" in *-debug) need_debug ;; esac
+			claim "$t" lane || continue
 			t0=$(date +%s)
 			tier_cmd "$t" >"$CACHE/check/$t.log" 2>&1 </dev/null
 			echo "$? $(( $(date +%s) - t0 ))" >"$CACHE/check/$t.rc"
@@ -333,17 +350,24 @@ if [ -n "$lane" ]; then
 		[ -z "$lane_pid" ] || kill -- "-$lane_pid" 2>/dev/null' EXIT
 fi
 for t in $fg; do
-	case "$t" in kunit) need_prep ;; *-debug) need_debug ;; esac
+	case "$t" in
+	kunit) need_prep ;;
+	*-debug)
+		while debug_kernel_pending && steal_lane; do :; done
+		need_debug
+		;;
+	esac
 	run_tier "$t" tier_cmd "$t"
 done
 if [ -n "$lane_pid" ]; then
+	while steal_lane; do :; done
 	t0=$(date +%s)
 	wait "$lane_pid"
 	lane_pid=
 	echo "check: waited $(( $(date +%s) - t0 ))s for the lane"
 	cat "$CACHE/check/lane.out"
 	for t in $lane; do
-		lane_tier "$t"
+		[ "$(cat "$CACHE/check/claim-$t/by" 2>/dev/null)" = lane ] && lane_tier "$t"
 	done
 fi
 if [ "$LINT_BG" = 1 ]; then
