@@ -255,23 +255,25 @@ if [ -n "${ONLY:-}" ]; then
 fi
 
 # tier_cmd TIER: run one tier's runner; it prints "N passed, N failed".
+# The e2e runners get the modules built above (KO=): one of their own
+# builds would delete the module another tier is about to copy.
 tier_cmd() {
 	local t=$1
 	case "$t" in
 	lint) "$SRC/scripts/lint.sh" ;;
 	kunit) "$SRC/scripts/kunit.sh" ;;
 	e2e-siw)
-		env KVER=6.12 MODULE=ours TRANSPORT=siw \
+		env KVER=6.12 MODULE=ours TRANSPORT=siw KO="$CACHE/build-6.12/ib_srpt.ko" \
 			E2E_ONLY="$(sel "$SIW_SCENARIOS" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-6.1)
 		# The data path against the older kernel's RDMA and LIO cores;
 		# install, configfs and tracing scenarios run on 6.12 only.
-		env KVER=6.1 MODULE=ours TRANSPORT=rxe \
+		env KVER=6.1 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.1/ib_srpt.ko" \
 			E2E_ONLY="$(sel "${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-debug)
-		env KVER=debug MODULE=ours TRANSPORT=rxe E2E_KMEMLEAK=end \
+		env KVER=debug MODULE=ours TRANSPORT=rxe E2E_KMEMLEAK=end KO="$CACHE/build-debug/ib_srpt.ko" \
 			E2E_ONLY="$(sel "${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	hostile-debug) env KVER=debug MODULE=ours TRANSPORT=rxe \
@@ -280,7 +282,7 @@ tier_cmd() {
 			 HOSTILE_FAULTS="$(sel "${CHECK_DEBUG_FAULTS:-02,03,04,06}" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	e2e-6.12)
-		env KVER=6.12 MODULE=ours TRANSPORT=rxe \
+		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
 			E2E_ONLY="$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	hostile) env KVER=6.12 MODULE=ours TRANSPORT=rxe \
