@@ -165,10 +165,10 @@ path_of() {
 login_both() {
 	login_via "$RXE_A" "$ADDR_A"
 	login_via "$RXE_B" "$ADDR_B"
-	wait_for 30 path_of "$RXE_A" >/dev/null || die "no disk through $RXE_A"
-	wait_for 30 path_of "$RXE_B" >/dev/null || die "no disk through $RXE_B"
-	DA=$(path_of "$RXE_A")
-	DB=$(path_of "$RXE_B")
+	# Each name from the loop that waited for it: a second look could
+	# fail (under set -e, without a word) while a node comes and goes.
+	DA=$(wait_for 30 path_of "$RXE_A") || die "no disk through $RXE_A"
+	DB=$(wait_for 30 path_of "$RXE_B") || die "no disk through $RXE_B"
 	log "path A ($RXE_A): $DA, path B ($RXE_B): $DB"
 }
 
