@@ -20,8 +20,8 @@
 # The data-path scenarios and the hostile cases run once on the debug
 # kernel, which can see what they break; `make e2e` and `make hostile` run
 # everything on any kernel.
-# The e2e tiers on Debian's kernels run in a lane of their own beside the
-# others, in guests with one vCPU (see LANE_TIERS below).
+# CHECK_LANE=1 runs the e2e tiers on Debian's kernels in a lane of their
+# own beside the others, in guests with one vCPU (see LANE_TIERS below).
 # Each tier prints its own "N passed, N failed"; the totals close the run,
 # with the time from the start (setup included).
 # CHECK_TIERS="lint e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug
@@ -302,12 +302,14 @@ tier_cmd() {
 # for the tiers that hunt races (hostile and both debug tiers). While the
 # debug kernel is still being built (a fresh machine), the foreground takes
 # the lane's next tier instead of waiting; after its own it takes what is
-# left. CHECK_LANE=0 runs every tier in the foreground, in order.
+# left. Off by default (CHECK_LANE=1 turns it on): slowed four- to fivefold
+# while hostile-debug ran, a lane scenario overran its timeout (6.1's
+# 70-logout-rmmod, 154 s against 120) and another failed (91-alua).
 LANE_TIERS="e2e-6.12 e2e-6.1 e2e-siw"
 lane=
 fg=
 for t in $TIERS; do
-	if [ "${CHECK_LANE:-1}" = 1 ] && [[ " $LANE_TIERS " == *" $t "* ]]; then
+	if [ "${CHECK_LANE:-0}" = 1 ] && [[ " $LANE_TIERS " == *" $t "* ]]; then
 		lane+="$t "
 	elif [ "$t" != lint ] || [ "$LINT_BG" != 1 ]; then
 		fg+="$t "
