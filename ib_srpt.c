@@ -168,8 +168,9 @@ MODULE_PARM_DESC(rdma_cm_port,
 static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
 /*
- * srpt_wq runs the control work (ports, channel close and release, credit
- * and logout timers); srpt_io_wq the data path's io.work. The release
+ * srpt_wq runs the control work (ports, and each channel's end.work:
+ * close, release, credit and logout timers); srpt_io_wq the data path's
+ * io.work, the other of a channel's two work items. The release
  * flushes io.work: on the same WQ_MEM_RECLAIM queue its rescuer could wait
  * for itself.
  */
@@ -183,6 +184,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
+static bool srpt_end_queue(struct srpt_rdma_ch *ch, enum srpt_end_job job,
+			   unsigned long delay);
 static bool srpt_close_ch(struct srpt_rdma_ch *ch);
 static bool srpt_close_ch_async(struct srpt_rdma_ch *ch);
 static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
@@ -1088,7 +1091,7 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 
 	if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
-		queue_work(srpt_wq, &ch->end.release_work);
+		srpt_end_queue(ch, SRPT_END_RELEASE, 0);
 	else
 		srpt_ch_err(ch, "drain completion in state %s\n",
 			    srpt_ch_state_name(ch->state));
@@ -1909,7 +1912,7 @@ static void srpt_unsig_retire(struct srpt_rdma_ch *ch, u32 snap)
 
 /*
  * A failed post breaks the QP: close the channel, but keep the command
- * until the drain (srpt_release_channel_work()); posted WRs may still use
+ * until the drain (srpt_release_ch()); posted WRs may still use
  * its buffers.
  */
 static void srpt_post_failed(struct srpt_send_ioctx *ioctx)
@@ -2068,14 +2071,14 @@ static void srpt_credit_undo(struct srpt_rdma_ch *ch, s32 delta)
  * @ch: channel.
  *
  * The next response carries it; if none comes soon, an SRP_CRED_REQ does
- * (srpt_cred_work()), so the initiator's request limit is never stuck
+ * (srpt_send_cred_req()), so the initiator's request limit is never stuck
  * below what it is owed.
  */
 static void srpt_credit_return(struct srpt_rdma_ch *ch)
 {
 	atomic_inc(&ch->cred.req_lim_delta);
 	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
-		queue_delayed_work(srpt_wq, &ch->cred.work, SRPT_CRED_REQ_DELAY);
+		srpt_end_queue(ch, SRPT_END_CRED, SRPT_CRED_REQ_DELAY);
 }
 
 /**
@@ -2688,7 +2691,7 @@ static bool srpt_cred_rsp_expected(struct srpt_rdma_ch *ch, const u8 *iu,
 		ch->cred.rsp_due = false;
 	spin_unlock_irqrestore(&ch->spinlock, flags);
 	if (ok && atomic_read(&ch->cred.req_lim_delta) > 0)
-		queue_delayed_work(srpt_wq, &ch->cred.work, 0);
+		srpt_end_queue(ch, SRPT_END_CRED, 0);
 	return ok;
 }
 
@@ -2907,7 +2910,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * @ch live, io.processing_wait_list set. Stops on an empty list, a channel no
- * longer live (release work recycles the rest) or no free send context
+ * longer live (the release recycles the rest) or no free send context
  * (srpt_put_send_ioctx() restarts it).
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
@@ -3826,20 +3829,10 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	if (ret < 0) {
 		srpt_ch_err(ch, "drain write failed: %d\n", ret);
 		if (srpt_set_ch_state(ch, SRPT_CH_DRAINED))
-			queue_work(srpt_wq, &ch->end.release_work);
+			srpt_end_queue(ch, SRPT_END_RELEASE, 0);
 	}
 	kref_put(&ch->kref, srpt_free_ch);
 	return true;
-}
-
-/* Each queueing of end.close_work holds a channel reference. */
-static void srpt_close_work(struct work_struct *w)
-{
-	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
-					       struct srpt_rdma_ch, end.close_work);
-
-	srpt_close_ch(ch);
-	kref_put(&ch->kref, srpt_free_ch);
 }
 
 /*
@@ -3852,12 +3845,7 @@ static bool srpt_close_ch_async(struct srpt_rdma_ch *ch)
 {
 	if (!READ_ONCE(ch->initiator) || READ_ONCE(ch->state) > SRPT_CH_LIVE)
 		return false;
-	kref_get(&ch->kref);
-	if (!mod_delayed_work(srpt_wq, &ch->end.close_work, 0))
-		return true;
-	/* The pending queueing holds its own reference. */
-	kref_put(&ch->kref, srpt_free_ch);
-	return false;
+	return srpt_end_queue(ch, SRPT_END_CLOSE, 0);
 }
 
 /* @ch drained; @list is sq.wait_list or sq.post_failed. */
@@ -3961,10 +3949,7 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 
 	srpt_ch_info(ch, "logging the initiator out, reason %#x\n", reason);
 	trace_srpt_target_logout(ch, reason);
-	kref_get(&ch->kref);
-	/* A close already pending comes sooner. */
-	if (!queue_delayed_work(srpt_wq, &ch->end.close_work, SRPT_LOGOUT_GRACE))
-		kref_put(&ch->kref, srpt_free_ch);
+	srpt_end_queue(ch, SRPT_END_CLOSE_AT, SRPT_LOGOUT_GRACE);
 	if (srpt_post_ctl(ch, ch->end.logout_ioctx,
 			  srpt_build_t_logout(ch->end.logout_ioctx->buf, reason, 0),
 			  srpt_logout_done))
@@ -3988,17 +3973,15 @@ static void srpt_cred_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (again)
-		queue_delayed_work(srpt_wq, &ch->cred.work, 0);
+		srpt_end_queue(ch, SRPT_END_CRED, 0);
 }
 
 /*
  * Credits no response carried. One SRP_CRED_REQ at a time; responses and
  * requests both take from req_lim_delta, so no credit is given twice.
  */
-static void srpt_cred_work(struct work_struct *w)
+static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
 {
-	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
-					       struct srpt_rdma_ch, cred.work);
 	unsigned long flags;
 	s32 delta = 0;
 	u64 tag;
@@ -4033,10 +4016,8 @@ static void srpt_cred_work(struct work_struct *w)
  * Off the CM callbacks: wait for the commands, remove the session, destroy
  * the CM ID before the QP (no CM callback may touch a freed QP), free.
  */
-static void srpt_release_channel_work(struct work_struct *w)
+static void srpt_release_ch(struct srpt_rdma_ch *ch)
 {
-	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       end.release_work);
 	struct srpt_port *sport = ch->sport;
 	struct srpt_device *sdev = sport->sdev;
 	struct srpt_recv_ioctx *recv, *tmp;
@@ -4075,9 +4056,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 	}
 	/* Freeing the commands above may have queued them again. */
 	flush_work(&ch->io.work);
-	cancel_delayed_work_sync(&ch->cred.work);
-	if (cancel_delayed_work_sync(&ch->end.close_work))
-		kref_put(&ch->kref, srpt_free_ch);
 
 	list_for_each_entry_safe(recv, tmp, &ch->io.wait_list, wait_list) {
 		list_del_init(&recv->wait_list);
@@ -4110,6 +4088,90 @@ static void srpt_release_channel_work(struct work_struct *w)
 	atomic_dec(&sport->refcount);
 	wake_up(&sport->freed_channels);
 	srpt_sdev_put(sdev);
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_end_queue() - give the channel's control work a job.
+ * @ch: channel.
+ * @job: what to do.
+ * @delay: when, in jiffies from now; for %SRPT_END_CLOSE_AT the grace time.
+ *
+ * Any context. Each queueing of &srpt_rdma_ch.end.work holds a channel
+ * reference, which the work drops when it has run. A job with a delay
+ * does not postpone one already pending: a close pending comes sooner.
+ * Once the release has started nothing is queued.
+ *
+ * Return: true if neither @job nor, for %SRPT_END_CLOSE, a close at the
+ * end of a grace time was pending.
+ */
+static bool srpt_end_queue(struct srpt_rdma_ch *ch, enum srpt_end_job job,
+			   unsigned long delay)
+{
+	unsigned long flags, mask = BIT(job);
+	bool idle, queued = false;
+
+	if (job == SRPT_END_CLOSE)
+		mask |= BIT(SRPT_END_CLOSE_AT);
+	spin_lock_irqsave(&ch->spinlock, flags);
+	idle = !(ch->end.jobs & mask);
+	if (!ch->end.released) {
+		if (job == SRPT_END_CLOSE_AT && !(ch->end.jobs & BIT(job)))
+			ch->end.close_at = jiffies + delay;
+		ch->end.jobs |= BIT(job);
+		kref_get(&ch->kref);
+		if (delay)
+			queued = queue_delayed_work(srpt_wq, &ch->end.work, delay);
+		else
+			queued = !mod_delayed_work(srpt_wq, &ch->end.work, 0);
+		/* Not the last: the pending queueing holds one. */
+		if (!queued)
+			kref_put(&ch->kref, srpt_free_ch);
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+	return idle;
+}
+
+/*
+ * The channel's control work: release, close and credits, off the
+ * completion and event handlers. One instance runs at a time, so the
+ * release never races a close or an SRP_CRED_REQ.
+ */
+static void srpt_end_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch, end.work);
+	unsigned long flags, jobs;
+
+	spin_lock_irqsave(&ch->spinlock, flags);
+	jobs = ch->end.jobs;
+	ch->end.jobs = 0;
+	if (jobs & BIT(SRPT_END_RELEASE)) {
+		ch->end.released = true;
+		/* A queueing that raced with this run: its reference. */
+		if (cancel_delayed_work(&ch->end.work))
+			kref_put(&ch->kref, srpt_free_ch);
+	} else if ((jobs & BIT(SRPT_END_CLOSE_AT)) &&
+		   time_before(jiffies, ch->end.close_at)) {
+		/* A credit job came first: the grace time is not over. */
+		ch->end.jobs = BIT(SRPT_END_CLOSE_AT);
+		kref_get(&ch->kref);
+		if (!queue_delayed_work(srpt_wq, &ch->end.work,
+					ch->end.close_at - jiffies))
+			kref_put(&ch->kref, srpt_free_ch);
+		jobs &= ~BIT(SRPT_END_CLOSE_AT);
+	}
+	spin_unlock_irqrestore(&ch->spinlock, flags);
+
+	if (jobs & BIT(SRPT_END_RELEASE)) {
+		srpt_release_ch(ch);
+	} else {
+		if (jobs & (BIT(SRPT_END_CLOSE) | BIT(SRPT_END_CLOSE_AT)))
+			srpt_close_ch(ch);
+		/* Only a live channel sends one. */
+		if (jobs & BIT(SRPT_END_CRED))
+			srpt_send_cred_req(ch);
+	}
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
@@ -4457,11 +4519,9 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->io.wait_list);
 	INIT_LIST_HEAD(&ch->sq.wait_list);
 	INIT_LIST_HEAD(&ch->sq.post_failed);
-	INIT_WORK(&ch->end.release_work, srpt_release_channel_work);
 	INIT_WORK(&ch->io.work, srpt_io_work);
 	init_llist_head(&ch->io.xfer_done);
-	INIT_DELAYED_WORK(&ch->end.close_work, srpt_close_work);
-	INIT_DELAYED_WORK(&ch->cred.work, srpt_cred_work);
+	INIT_DELAYED_WORK(&ch->end.work, srpt_end_work);
 	init_completion(&ch->end.login_done);
 	init_completion(&ch->end.last_wqe);
 	ch->sport = sport;

@@ -12,9 +12,9 @@
  *    belongs to the channel itself and is dropped at the end of its
  *    release work, which runs once, after the login callback is done with
  *    the channel (&srpt_rdma_ch.end.login_done), after the QP drained and
- *    after the LIO session and all its commands are gone. Work that may
- *    run later (&srpt_rdma_ch.end.close_work) and srpt_close_ch() hold a
- *    reference of their own. Freed with kfree_rcu().
+ *    after the LIO session and all its commands are gone. Each queueing of
+ *    the channel's control work (&srpt_rdma_ch.end.work) and each
+ *    srpt_close_ch() hold a reference of their own. Freed with kfree_rcu().
  *  - Channel lists (&srpt_initiator.ch_list, &srpt_port.initiators) are
  *    read and changed under &srpt_port.mutex only.
  *
@@ -508,13 +508,30 @@ struct srpt_ch_stats {
  * @SRPT_CH_LIVE: accepting commands.
  * @SRPT_CH_DRAINING: closing: disconnect sent, QP in error, waiting for the
  *		 zero-length write to flush (srpt_close_ch()).
- * @SRPT_CH_DRAINED: drained; the release work frees it.
+ * @SRPT_CH_DRAINED: drained; the control work releases it.
  */
 enum srpt_ch_state {
 	SRPT_CH_LOGGING_IN,
 	SRPT_CH_LIVE,
 	SRPT_CH_DRAINING,
 	SRPT_CH_DRAINED,
+};
+
+/**
+ * enum srpt_end_job - what &srpt_rdma_ch.end.work does when it runs; bits
+ * of &srpt_rdma_ch.end.jobs.
+ * @SRPT_END_CRED: send an SRP_CRED_REQ for credits no response carried.
+ * @SRPT_END_CLOSE: close the channel (QP events, completion errors, an
+ *		    SRP_T_LOGOUT that completed).
+ * @SRPT_END_CLOSE_AT: close at &srpt_rdma_ch.end.close_at, the end of an
+ *		       SRP_T_LOGOUT's grace time.
+ * @SRPT_END_RELEASE: the channel drained: release it.
+ */
+enum srpt_end_job {
+	SRPT_END_CRED,
+	SRPT_END_CLOSE,
+	SRPT_END_CLOSE_AT,
+	SRPT_END_RELEASE,
 };
 
 /*
@@ -582,7 +599,8 @@ enum srpt_ch_state {
  *		   where transfers use MRs (iWARP reads, force_mr).
  * @spinlock: protects @state, @io.wait_list, @io.processing_wait_list,
  *	      @sq.wait_list, @sq.post_failed, @sq.closed's writes,
- *	      @end.logout_sent and @cred's flags and tag.
+ *	      @end.logout_sent, @end.jobs, @end.close_at, @end.released and
+ *	      @cred's flags and tag.
  * @state: &enum srpt_ch_state.
  * @sq: the send queue's budget. Each send context owns one response slot
  *	of the send queue, which needs no accounting (srpt_create_ch_ib()).
@@ -608,8 +626,6 @@ enum srpt_ch_state {
  * @cred.busy: @cred.ioctx is posted.
  * @cred.rsp_due: an SRP_CRED_REQ awaits its SRP_CRED_RSP (tag @cred.tag).
  * @cred.tag: tag of the last SRP_CRED_REQ.
- * @cred.work: sends credits that no response carries back in an
- *	       SRP_CRED_REQ.
  * @io: command intake and the send contexts.
  * @io.send_ring: send contexts.
  * @io.recv_ring: per-channel receive ring when no SRQ is used.
@@ -628,16 +644,19 @@ enum srpt_ch_state {
  * @end: logout and teardown.
  * @end.logout_ioctx: buffer of the SRP_T_LOGOUT the target sends.
  * @end.logout_sent: SRP_T_LOGOUT posted; the channel closes when it
- *		     completes or after a grace time (@end.close_work).
- * @end.close_work: closes the channel from contexts that cannot (QP
- *		    events), or if its SRP_T_LOGOUT does not complete in time.
+ *		     completes or after a grace time (%SRPT_END_CLOSE_AT).
+ * @end.work: the channel's control work, off the completion and event
+ *	      handlers: the jobs of &enum srpt_end_job, in the order release,
+ *	      close, credits (srpt_end_work()).
+ * @end.jobs: pending &enum srpt_end_job bits.
+ * @end.close_at: when %SRPT_END_CLOSE_AT is due (jiffies).
+ * @end.released: the release started: nothing is queued any more.
  * @end.zw_cqe: completion entry of the zero-length drain write.
  * @end.last_wqe: an SRQ-attached QP in error took its last receive from
  *		  the SRQ (IB_EVENT_QP_LAST_WQE_REACHED).
  * @end.login_done: the login callback is done with the channel; release
  *		    waits for it, so a channel closed during its login is
  *		    freed once.
- * @end.release_work: tears the channel down off the CM callback.
  * @stats: counters.
  */
 struct srpt_rdma_ch {
@@ -701,7 +720,6 @@ struct srpt_rdma_ch {
 		bool			busy;
 		bool			rsp_due;
 		u64			tag;
-		struct delayed_work	work;
 	} cred;
 
 	struct {
@@ -719,11 +737,13 @@ struct srpt_rdma_ch {
 	struct {
 		struct srpt_ioctx	*logout_ioctx;
 		bool			logout_sent;
-		struct delayed_work	close_work;
+		struct delayed_work	work;
+		unsigned long		jobs;
+		unsigned long		close_at;
+		bool			released;
 		struct ib_cqe		zw_cqe;
 		struct completion	last_wqe;
 		struct completion	login_done;
-		struct work_struct	release_work;
 	} end;
 
 	struct srpt_ch_stats	stats;

@@ -29,6 +29,7 @@ static int srpt_load_init(struct kunit *test)
 	f->ch = kunit_kzalloc(test, sizeof(*f->ch), GFP_KERNEL);
 	if (!f->ch)
 		return -ENOMEM;
+	kref_init(&f->ch->kref);
 	spin_lock_init(&f->ch->spinlock);
 	INIT_LIST_HEAD(&f->ch->sq.wait_list);
 	f->ch->lim.sq_rdma_wrs = SRPT_TEST_SQ_WRS;
@@ -592,7 +593,7 @@ static void srpt_cred_done_sends_pending(struct kunit *test)
 	struct ib_wc wc = { .status = IB_WC_SUCCESS, .qp = &qp };
 
 	KUNIT_ASSERT_NOT_NULL(test, srpt_wq);
-	INIT_DELAYED_WORK(&ch->cred.work, srpt_cred_work);
+	INIT_DELAYED_WORK(&ch->end.work, srpt_end_work);
 	/* Not live: the work, once it runs, sends nothing. */
 	ch->state = SRPT_CH_DRAINING;
 
@@ -602,19 +603,60 @@ static void srpt_cred_done_sends_pending(struct kunit *test)
 	srpt_cred_done(NULL, &wc);
 	KUNIT_EXPECT_FALSE(test, ch->cred.busy);
 	/* The response is still due: it queues the next request itself. */
-	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred.work));
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->end.work));
 
 	ch->cred.busy = true;
 	ch->cred.rsp_due = false;
 	srpt_cred_done(NULL, &wc);
-	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->cred.work));
-	cancel_delayed_work_sync(&ch->cred.work);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->end.work));
+	KUNIT_EXPECT_EQ(test, ch->end.jobs, BIT(SRPT_END_CRED));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	flush_delayed_work(&ch->end.work);
+	KUNIT_EXPECT_EQ(test, ch->end.jobs, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 1);
 
 	/* Nothing owed: nothing to send. */
 	ch->cred.busy = true;
 	atomic_set(&ch->cred.req_lim_delta, 0);
 	srpt_cred_done(NULL, &wc);
-	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->cred.work));
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->end.work));
+}
+
+/*
+ * The control work's jobs: a credit job that runs before a logout's
+ * grace time is over leaves the close queued for the rest of it; each
+ * queueing holds one channel reference; a released channel queues nothing.
+ */
+static void srpt_end_jobs_refs(struct kunit *test)
+{
+	struct srpt_load_fixture *f = test->priv;
+	struct srpt_rdma_ch *ch = f->ch;
+
+	INIT_DELAYED_WORK(&ch->end.work, srpt_end_work);
+	ch->state = SRPT_CH_DRAINING;
+	KUNIT_EXPECT_TRUE(test, srpt_end_queue(ch, SRPT_END_CLOSE_AT, 60 * HZ));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	/* A close pending at the grace time's end counts as a close pending. */
+	KUNIT_EXPECT_FALSE(test, srpt_end_queue(ch, SRPT_END_CLOSE_AT, HZ));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	KUNIT_EXPECT_TRUE(test, srpt_end_queue(ch, SRPT_END_CRED, 0));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	/* The credit job runs now; the close waits for the grace time. */
+	flush_delayed_work(&ch->end.work);
+	KUNIT_EXPECT_EQ(test, ch->end.jobs, BIT(SRPT_END_CLOSE_AT));
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&ch->end.work));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	KUNIT_EXPECT_FALSE(test, srpt_end_queue(ch, SRPT_END_CLOSE, 60 * HZ));
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 2);
+	KUNIT_EXPECT_TRUE(test, cancel_delayed_work_sync(&ch->end.work));
+	kref_put(&ch->kref, srpt_free_ch);
+	ch->end.jobs = 0;
+
+	ch->end.released = true;
+	srpt_end_queue(ch, SRPT_END_CRED, 0);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&ch->end.work));
+	KUNIT_EXPECT_EQ(test, ch->end.jobs, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&ch->kref), 1);
 }
 
 /* One direct descriptor of 4 KiB in the direction @fmt names, opcode @op. */
@@ -765,7 +807,7 @@ static void srpt_cred_rsp_matching(struct kunit *test)
 	struct srp_cred_rsp rsp = { .opcode = SRP_CRED_RSP, .tag = 5 };
 	const u8 *iu = (const u8 *)&rsp;
 
-	INIT_DELAYED_WORK(&f->ch->cred.work, srpt_test_no_work);
+	INIT_DELAYED_WORK(&f->ch->end.work, srpt_test_no_work);
 	/* None outstanding: any SRP_CRED_RSP answers no request. */
 	KUNIT_EXPECT_FALSE(test, srpt_cred_rsp_expected(f->ch, iu, sizeof(rsp)));
 	f->ch->cred.rsp_due = true;
@@ -872,6 +914,7 @@ static struct kunit_case srpt_load_cases[] = {
 	KUNIT_CASE(srpt_cmd_data_len_limit),
 	KUNIT_CASE(srpt_sq_reserve_after_cancel),
 	KUNIT_CASE(srpt_cred_done_sends_pending),
+	KUNIT_CASE(srpt_end_jobs_refs),
 	KUNIT_CASE_PARAM(srpt_cmd_dir_matches_cdb, srpt_dir_rows_gen_params),
 	KUNIT_CASE(srpt_cmd_dir_no_data),
 	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
