@@ -2166,7 +2166,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch, u8 rsp_code,
 }
 
 /* Return: a TMR_* value, or -1 if unsupported. */
-static int srp_tmr_to_tcm(int fn)
+static int srpt_tmf_to_tcm(int fn)
 {
 	switch (fn) {
 	case SRP_TSK_ABORT_TASK:
@@ -2201,7 +2201,7 @@ static int srpt_task_attr_to_tcm(u8 attr)
 }
 
 /* Aborting a task that no longer exists did what was asked: success. */
-static u8 srpt_tmr_rsp_code(u8 response)
+static u8 srpt_tmf_rsp_code(u8 response)
 {
 	switch (response) {
 	case TMR_FUNCTION_COMPLETE:
@@ -2627,11 +2627,11 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
  *
  * Return: the TMR_* function; TMR_UNKNOWN for one SRP does not define,
  * which the target core answers TMR_FUNCTION_REJECTED (FUNCTION NOT
- * SUPPORTED, srpt_tmr_rsp_code()) when the LUN exists.
+ * SUPPORTED, srpt_tmf_rsp_code()) when the LUN exists.
  */
 static u8 srpt_tmf_decode(struct srp_tsk_mgmt *tsk, u64 *lun)
 {
-	int fn = srp_tmr_to_tcm(tsk->tsk_mgmt_func);
+	int fn = srpt_tmf_to_tcm(tsk->tsk_mgmt_func);
 
 	*lun = scsilun_to_int(&tsk->lun);
 	return fn < 0 ? TMR_UNKNOWN : fn;
@@ -3068,7 +3068,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	}
 
 	if (tmr) {
-		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response);
+		u8 code = srpt_tmf_rsp_code(cmd->se_tmr_req->response);
 
 		len = srpt_build_tskmgmt_rsp(ch, code, ioctx, ioctx->tag);
 		trace_srpt_tmf_rsp(ioctx, code);

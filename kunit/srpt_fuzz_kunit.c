@@ -20,7 +20,7 @@
  * - What an IU is from its opcode and length (srpt_classify_iu(),
  *   srpt_iu_takes_credit()), then the parser it goes to
  *   (srpt_fuzz_iu_dispatch()).
- * - SRP_TSK_MGMT (srpt_tmf_decode(), srpt_tmr_rsp_code(),
+ * - SRP_TSK_MGMT (srpt_tmf_decode(), srpt_tmf_rsp_code(),
  *   srpt_build_tskmgmt_rsp()) (srpt_fuzz_tsk_mgmt()).
  * - Device Management MADs (srpt_dm_answer()) (srpt_fuzz_dm()).
  *
@@ -1338,7 +1338,7 @@ static const struct {
 };
 
 /* TMR_UNKNOWN for a function SRP does not define. */
-static u8 srpt_fuzz_tmr_expected(u8 srp)
+static u8 srpt_fuzz_tmf_expected(u8 srp)
 {
 	u32 i;
 
@@ -1376,7 +1376,7 @@ static void srpt_fuzz_lun(struct srpt_fuzz *f, struct scsi_lun *lun, u32 *single
 }
 
 /* What the target core answers: any value, mostly those it defines. */
-static u8 srpt_fuzz_tmr_response(struct srpt_fuzz *f, u8 tmr)
+static u8 srpt_fuzz_tmf_response(struct srpt_fuzz *f, u8 tmr)
 {
 	/* target_tmr_work() refuses a function it does not know. */
 	if (tmr == TMR_UNKNOWN && srpt_fuzz_pick(f, 2))
@@ -1449,7 +1449,7 @@ static void srpt_fuzz_tsk_mgmt(struct kunit *test)
 		memcpy(tsk, &copy, sizeof(copy));
 
 		tmr = srpt_tmf_decode(tsk, &lun);
-		want = srpt_fuzz_tmr_expected(copy.tsk_mgmt_func);
+		want = srpt_fuzz_tmf_expected(copy.tsk_mgmt_func);
 		int_to_scsilun(lun, &back);
 		if (memcmp(tsk, &copy, sizeof(copy))) {
 			KUNIT_FAIL(test, "input %u: the IU was written", n);
@@ -1476,8 +1476,8 @@ static void srpt_fuzz_tsk_mgmt(struct kunit *test)
 		 * FUNCTION NOT SUPPORTED when it refused the function (as it
 		 * does TMR_UNKNOWN), FAILED for anything else.
 		 */
-		response = srpt_fuzz_tmr_response(f, tmr);
-		code = srpt_tmr_rsp_code(response);
+		response = srpt_fuzz_tmf_response(f, tmr);
+		code = srpt_tmf_rsp_code(response);
 		done = response == TMR_FUNCTION_COMPLETE ||
 		       response == TMR_TASK_DOES_NOT_EXIST;
 		refused = response == TMR_FUNCTION_REJECTED ||

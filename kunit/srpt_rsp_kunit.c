@@ -406,7 +406,7 @@ static void srpt_map_desc(const struct srpt_map_row *r, char *desc)
 }
 
 /* Task management functions; anything the SRP standard does not define is -1. */
-static const struct srpt_map_row srpt_tmr_rows[] = {
+static const struct srpt_map_row srpt_tmf_rows[] = {
 	{ SRP_TSK_ABORT_TASK, TMR_ABORT_TASK },
 	{ SRP_TSK_ABORT_TASK_SET, TMR_ABORT_TASK_SET },
 	{ SRP_TSK_CLEAR_TASK_SET, TMR_CLEAR_TASK_SET },
@@ -416,13 +416,13 @@ static const struct srpt_map_row srpt_tmr_rows[] = {
 	{ 0xff, -1 }, { -1, -1 }, { 0x41, -1 },
 };
 
-KUNIT_ARRAY_PARAM(srpt_tmr_rows, srpt_tmr_rows, srpt_map_desc);
+KUNIT_ARRAY_PARAM(srpt_tmf_rows, srpt_tmf_rows, srpt_map_desc);
 
-static void srpt_tmr_mapping(struct kunit *test)
+static void srpt_tmf_mapping(struct kunit *test)
 {
 	const struct srpt_map_row *r = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, srp_tmr_to_tcm(r->in), r->out);
+	KUNIT_EXPECT_EQ(test, srpt_tmf_to_tcm(r->in), r->out);
 }
 
 /*
@@ -518,7 +518,7 @@ static struct kunit_case srpt_rsp_cases[] = {
 	KUNIT_CASE_PARAM(srpt_tsk_rsp_codes, srpt_tsk_codes_gen_params),
 	KUNIT_CASE(srpt_tsk_rsp_credits),
 	KUNIT_CASE(srpt_tsk_rsp_ignores_cmd_state),
-	KUNIT_CASE_PARAM(srpt_tmr_mapping, srpt_tmr_rows_gen_params),
+	KUNIT_CASE_PARAM(srpt_tmf_mapping, srpt_tmf_rows_gen_params),
 	KUNIT_CASE_PARAM(srpt_task_attr_mapping, srpt_task_attr_rows_gen_params),
 	{}
 };

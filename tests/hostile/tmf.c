@@ -44,7 +44,7 @@ int case_tmf_abort_unknown_tag(void)
 /*
  * TMFs for LUN 200, which the ACL does not map: the target core finds no
  * LUN for them (TMR_LUN_DOES_NOT_EXIST, whatever the function) and
- * srpt_tmr_rsp_code() maps that to SRP_TSK_MGMT_FAILED. Not FUNCTION
+ * srpt_tmf_rsp_code() maps that to SRP_TSK_MGMT_FAILED. Not FUNCTION
  * COMPLETE: nothing was aborted or reset.
  */
 int case_tmf_lun_reset_unknown_lun(void)
@@ -370,7 +370,7 @@ static int busy_login(struct conn *c, int *granted, int *n, uint64_t tag)
  * BUSY_N commands in flight. The answers (SRP response code):
  *  - ABORT TASK SET, CLEAR TASK SET, CLEAR ACA: LIO implements none of
  *    them (target_tmr_work() answers TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED),
- *    srpt_tmr_rsp_code() makes that FUNCTION NOT SUPPORTED (0x04). The
+ *    srpt_tmf_rsp_code() makes that FUNCTION NOT SUPPORTED (0x04). The
  *    commands are untouched: each gets exactly one response, GOOD, and
  *    no UNIT ATTENTION follows.
  *  - LOGICAL UNIT RESET: core_tmr_lun_reset() aborts what has not
@@ -458,7 +458,7 @@ int case_tmf_busy_all_functions(void)
  * each of the last NA posted, newest first, in three rounds. Each ABORT
  * TASK gets exactly one response, FUNCTION COMPLETE (0x00) whether it
  * found its command (core_tmr_abort_task(): TMR_FUNCTION_COMPLETE) or
- * not (TMR_TASK_DOES_NOT_EXIST), both 0x00 in srpt_tmr_rsp_code(). An
+ * not (TMR_TASK_DOES_NOT_EXIST), both 0x00 in srpt_tmf_rsp_code(). An
  * aborted command gets GOOD or no response; every other command exactly
  * one response, GOOD. Every credit comes back, none twice; an INQUIRY on
  * the same channel is GOOD.
