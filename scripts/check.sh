@@ -13,7 +13,7 @@
 #      (all but 08, see below)
 #   5. the debug kernel (scripts/debug-kernel.sh: the newest source in
 #      Debian sid, 7.2 today, with KASAN, lockdep, KFENCE, kmemleak,
-#      DEBUG_ATOMIC_SLEEP): the
+#      UBSAN, DEBUG_ATOMIC_SLEEP and the lockup detectors): the
 #      data-path scenarios (e2e-debug), every hostile case, 20,000 IUs of
 #      the live fuzzer (fuzz_live, seed CHECK_FUZZ_SEED) and faults 02, 03,
 #      04, 06 (hostile-debug); any report fails them

@@ -5,8 +5,9 @@
 # DEBUG_KTREE=newest: the tree `make patch KTREE=newest` uses, fetched with
 # a private apt configuration; DEBUG_KTREE=6.12 builds Debian 12's
 # linux-source-6.12 instead) with KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
-# debug objects, KFENCE and kmemleak, and the small set of drivers the VM
-# tiers use (scripts/debug-kernel.config on top of allnoconfig). Built once
+# debug objects, KFENCE, kmemleak, UBSAN and the lockup detectors, and the
+# small set of drivers the VM tiers use (scripts/debug-kernel.config on top
+# of allnoconfig). Built once
 # per source version and config hash:
 #   $CACHE/debug/<key>/obj         the O= build tree (KDIR for our module)
 #   $CACHE/debug/<key>/bzImage     the kernel QEMU boots

@@ -28,7 +28,7 @@
 # "kernel BUG at", "invalid opcode:" and "divide error:" with no "Oops".
 # The guests also compare the taint flags (taint_new), which catch what
 # no pattern names.
-SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|kernel BUG at|invalid opcode:|divide error:|stack segment:|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup|shared receive buffers lost)'
+SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|kernel BUG at|invalid opcode:|divide error:|stack segment:|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup|detected hard LOCKUP|shared receive buffers lost)'
 
 # debian_mirror: the Debian archive this machine's apt takes bookworm from
 # (so that a mirror or proxy keeps working), else deb.debian.org.
