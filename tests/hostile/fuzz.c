@@ -302,15 +302,26 @@ static int reap(struct conn *c)
 		parse_rsp(r, &ri);
 		if (fz.pend[j].kind == K_TMF) {
 			fz.tmf_code[ri.resp_code < 0 ? 255 : ri.resp_code]++;
-			/* A completed TMF may have aborted any earlier command. */
+			/*
+			 * A completed TMF may have aborted any earlier command.
+			 * A LUN RESET also aborts the other TMFs of the device
+			 * the target core still runs when it starts, sent
+			 * before it or after (core_tmr_drain_tmr_list()), with
+			 * no response on the same session.
+			 */
 			if ((ri.resp_code == TMF_RSP_COMPLETE || ri.resp_code < 0) &&
 			    tmf_aborts(fz.pend[j].func))
-				for (k = 0; k < fz.npend; k++)
-					if (fz.pend[k].tag < tag && fz.pend[k].kind != K_TMF &&
-					    !fz.pend[k].optional) {
+				for (k = 0; k < fz.npend; k++) {
+					bool tmf = fz.pend[k].kind == K_TMF;
+
+					if (fz.pend[k].optional || k == j)
+						continue;
+					if ((!tmf && fz.pend[k].tag < tag) ||
+					    (tmf && fz.pend[j].func == 0x08)) {
 						fz.pend[k].optional = true;
 						fz.forgiven_by_tmf++;
 					}
+				}
 		} else {
 			fz.status[ri.status]++;
 		}
