@@ -36,7 +36,6 @@
 #include <linux/if_arp.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 #include <rdma/ib.h>
 #include <rdma/ib_cache.h>
 #include <scsi/scsi_proto.h>
@@ -128,18 +127,39 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
-/* Guards every struct srpt_net's listeners and srpt_init_net_port. */
+/*
+ * Every RDMA/CM listener (struct srpt_portal): the configfs network portals
+ * and each namespace's rdma_cm_port pair. Opened and closed under
+ * srpt_rdma_cm_mutex; published under srpt_portal_lock as well, which the
+ * CM handlers take (they run where closing a listener may wait).
+ */
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
-/* net_generic() slot of struct srpt_net; see srpt_net_ops. */
-static unsigned int srpt_net_id;
-/* Every namespace with a listener, so the initial one can see them all. */
-static LIST_HEAD(srpt_listening_nets);
-/* Configfs network portals (tpgt_N/np/<address>:<port>) of all namespaces. */
 static LIST_HEAD(srpt_portals);
 static DEFINE_SPINLOCK(srpt_portal_lock);
-/* Outside struct srpt_net: readable before and after the pernet data. */
-static u16 srpt_init_net_port;
 static u16 srpt_rdma_cm_port_param;
+
+static u16 srpt_portal_port(const struct srpt_portal *p)
+{
+	/* sin_port and sin6_port share their offset. */
+	return ntohs(((const struct sockaddr_in *)&p->addr)->sin_port);
+}
+
+/* @net's rdma_cm_port: the port of its wildcard listeners, 0 if none. */
+static u16 srpt_net_port(const struct net *net)
+{
+	struct srpt_portal *p;
+	u16 port = 0;
+
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (p->wildcard && p->cm_id && net_eq(p->net, net)) {
+			port = srpt_portal_port(p);
+			break;
+		}
+	}
+	spin_unlock(&srpt_portal_lock);
+	return port;
+}
 
 static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 {
@@ -154,7 +174,7 @@ static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 /* Initial namespace only; live value (discovery_auth/rdma_cm_port). */
 static int srpt_get_rdma_cm_port(char *buffer, const struct kernel_param *kp)
 {
-	return sprintf(buffer, "%u\n", READ_ONCE(srpt_init_net_port));
+	return sprintf(buffer, "%u\n", srpt_net_port(&init_net));
 }
 
 static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
@@ -4994,101 +5014,104 @@ static int srpt_rdma_cm_bind_listen(struct rdma_cm_id *id,
 	return ret;
 }
 
-static struct rdma_cm_id *srpt_rdma_cm_listen_on(struct net *net,
-						 struct sockaddr *addr)
+/*
+ * Publishes @p on srpt_portals and listens on its address in @net: before
+ * it is bound, so that a removal of the device it binds to finds it (until
+ * it listens, that removal leaves the ID to us).
+ * Return: 0, or a negative errno with @p unpublished and holding nothing.
+ */
+static int srpt_portal_open(struct srpt_portal *p, struct net *net)
 {
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = srpt_rdma_cm_id(net);
-	if (IS_ERR(id))
-		return id;
-	ret = srpt_rdma_cm_bind_listen(id, addr);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ERR_PTR(ret);
-	}
-	return id;
-}
-
-/* Channels that logged in through them keep their own IDs and stay up. */
-static void srpt_rdma_cm_unlisten(struct net *net, struct srpt_net *sn)
-{
-	int i;
-
 	lockdep_assert_held(&srpt_rdma_cm_mutex);
 
-	if (sn->port)
-		list_del(&sn->node);
-	for (i = 0; i < ARRAY_SIZE(sn->cm_ids); i++) {
-		if (sn->cm_ids[i])
-			rdma_destroy_id(sn->cm_ids[i]);
-		sn->cm_ids[i] = NULL;
+	id = srpt_rdma_cm_id(net);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	p->net = get_net(net);
+	p->inum = net->ns.inum;
+	spin_lock(&srpt_portal_lock);
+	p->cm_id = id;
+	list_add_tail(&p->node, &srpt_portals);
+	spin_unlock(&srpt_portal_lock);
+	ret = srpt_rdma_cm_bind_listen(id, (struct sockaddr *)&p->addr);
+	spin_lock(&srpt_portal_lock);
+	if (!ret && p->closed_why)
+		ret = -ENODEV;
+	if (ret) {
+		p->cm_id = NULL;
+		list_del(&p->node);
+	} else {
+		p->listening = true;
 	}
-	if (sn->port)
-		pr_info("RDMA/CM listener on port %u removed (netns net:[%u])\n",
-			sn->port, net->ns.inum);
-	WRITE_ONCE(sn->port, 0);
-	if (net_eq(net, &init_net))
-		WRITE_ONCE(srpt_init_net_port, 0);
+	spin_unlock(&srpt_portal_lock);
+	if (ret) {
+		rdma_destroy_id(id);
+		put_net(p->net);
+		p->net = NULL;
+	}
+	return ret;
 }
 
 /*
- * IPv6 and IPv4 wildcard listeners on @port (0: none); one is enough.
- * Return: 0 or a negative errno; on error @net has no listener.
+ * Closes @p's listener (channels stay) and lets its namespace go.
+ * Return: whether a listener was open.
  */
-static int srpt_rdma_cm_listen(struct net *net, u16 port)
+static bool srpt_portal_close(struct srpt_portal *p, const char *why)
 {
-	struct srpt_net *sn = net_generic(net, srpt_net_id);
-	struct sockaddr_in6 a6 = {
-		.sin6_family = AF_INET6,
-		.sin6_port = cpu_to_be16(port),
-		.sin6_addr = IN6ADDR_ANY_INIT,
-	};
-	struct sockaddr_in a4 = {
-		.sin_family = AF_INET,
-		.sin_port = cpu_to_be16(port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
-	struct sockaddr *addrs[ARRAY_SIZE(sn->cm_ids)] = {
-		(struct sockaddr *)&a6, (struct sockaddr *)&a4
-	};
 	struct rdma_cm_id *id;
-	int i, ret = 0;
 
-	mutex_lock(&srpt_rdma_cm_mutex);
-	if (port == sn->port)
-		goto out;
-	srpt_rdma_cm_unlisten(net, sn);
-	if (!port)
-		goto out;
+	lockdep_assert_held(&srpt_rdma_cm_mutex);
 
-	for (i = 0; i < ARRAY_SIZE(sn->cm_ids); i++) {
-		id = srpt_rdma_cm_listen_on(net, addrs[i]);
-		if (IS_ERR(id)) {
-			ret = PTR_ERR(id);
+	spin_lock(&srpt_portal_lock);
+	id = p->cm_id;
+	p->cm_id = NULL;
+	if (id)
+		p->closed_why = why;
+	spin_unlock(&srpt_portal_lock);
+	if (id)
+		rdma_destroy_id(id);
+	if (p->net)
+		put_net(p->net);
+	p->net = NULL;
+	return id;
+}
+
+static void srpt_portal_free(struct srpt_portal *p)
+{
+	lockdep_assert_held(&srpt_rdma_cm_mutex);
+
+	srpt_portal_close(p, NULL);
+	spin_lock(&srpt_portal_lock);
+	list_del(&p->node);
+	spin_unlock(&srpt_portal_lock);
+	kfree(p);
+}
+
+/*
+ * Closes the rdma_cm_port listeners of @net, which is only compared: the
+ * last of them may hold its last reference.
+ */
+static void srpt_rdma_cm_unlisten(const struct net *net)
+{
+	struct srpt_portal *p, *next;
+	unsigned int inum = 0;
+	u16 port = 0;
+
+	lockdep_assert_held(&srpt_rdma_cm_mutex);
+
+	list_for_each_entry_safe(p, next, &srpt_portals, node) {
+		if (!p->wildcard || !net_eq(p->net, net))
 			continue;
-		}
-		sn->cm_ids[i] = id;
+		port = srpt_portal_port(p);
+		inum = p->inum;
+		srpt_portal_free(p);
 	}
-	if (sn->cm_ids[0] || sn->cm_ids[1]) {
-		sn->net = net;
-		list_add_tail(&sn->node, &srpt_listening_nets);
-		WRITE_ONCE(sn->port, port);
-		if (net_eq(net, &init_net))
-			WRITE_ONCE(srpt_init_net_port, port);
-		pr_info("RDMA/CM listener on port %u (%s%s%s) in netns net:[%u]\n",
-			port, sn->cm_ids[0] ? "IPv6" : "",
-			sn->cm_ids[0] && sn->cm_ids[1] ? ", " : "",
-			sn->cm_ids[1] ? "IPv4" : "", net->ns.inum);
-		ret = 0;
-		goto out;
-	}
-	pr_err("RDMA/CM listener on port %u in netns net:[%u] failed: %d\n",
-	       port, net->ns.inum, ret);
-out:
-	mutex_unlock(&srpt_rdma_cm_mutex);
-	return ret;
+	if (port)
+		pr_info("RDMA/CM listener on port %u removed (netns net:[%u])\n",
+			port, inum);
 }
 
 /* "<interface>" or "<decimal index>", the scope of a link-local address. */
@@ -5175,36 +5198,62 @@ refuse:
 }
 
 /*
- * Closes @p's listener (channels stay) and lets its namespace go.
- * Return: whether a listener was open.
+ * Sets @net's rdma_cm_port: its listeners on [::] (IPv6 only) and 0.0.0.0
+ * on @port (0: none) replace the old ones; one of the two is enough.
+ * Return: 0 or a negative errno; on error @net has no such listener.
  */
-static bool srpt_portal_close(struct srpt_portal *p, const char *why)
+static int srpt_rdma_cm_listen(struct net *net, u16 port)
 {
-	struct rdma_cm_id *id;
+	struct srpt_portal *p, *wild[2] = {};
+	int i, err, ret = 0;
 
-	lockdep_assert_held(&srpt_rdma_cm_mutex);
+	mutex_lock(&srpt_rdma_cm_mutex);
+	if (port == srpt_net_port(net))
+		goto out;
+	srpt_rdma_cm_unlisten(net);
+	for (i = 0; port && i < ARRAY_SIZE(wild); i++) {
+		char name[16];
 
-	spin_lock(&srpt_portal_lock);
-	id = p->cm_id;
-	p->cm_id = NULL;
-	if (id)
-		p->closed_why = why;
-	spin_unlock(&srpt_portal_lock);
-	if (id)
-		rdma_destroy_id(id);
-	if (p->net)
-		put_net(p->net);
-	p->net = NULL;
-	return id;
+		p = kzalloc_obj(*p, GFP_KERNEL);
+		if (!p) {
+			ret = -ENOMEM;
+			continue;
+		}
+		p->wildcard = true;
+		snprintf(name, sizeof(name), "%s:%u", i ? "0.0.0.0" : "[::]", port);
+		err = srpt_portal_parse(net, name, &p->addr) ?:
+		      srpt_portal_open(p, net);
+		if (err) {
+			kfree(p);
+			ret = err;
+			continue;
+		}
+		wild[i] = p;
+	}
+	if (wild[0] || wild[1]) {
+		pr_info("RDMA/CM listener on port %u (%s%s%s) in netns net:[%u]\n",
+			port, wild[0] ? "IPv6" : "", wild[0] && wild[1] ? ", " : "",
+			wild[1] ? "IPv4" : "", net->ns.inum);
+		ret = 0;
+	} else if (port) {
+		pr_err("RDMA/CM listener on port %u in netns net:[%u] failed: %d\n",
+		       port, net->ns.inum, ret);
+	}
+out:
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	return ret;
 }
 
-/*
- * Runs at unload for every namespace; for one being dismantled it finds
- * none (listeners pin it), but closing them stays correct regardless.
- */
-static void srpt_net_exit(struct net *net)
+/* At unload: configfs pins the module while a portal directory exists. */
+static void srpt_rdma_cm_unlisten_all(void)
 {
-	srpt_rdma_cm_listen(net, 0);
+	struct srpt_portal *p;
+
+	mutex_lock(&srpt_rdma_cm_mutex);
+	while ((p = list_first_entry_or_null(&srpt_portals, struct srpt_portal,
+					     node)) && !WARN_ON_ONCE(!p->wildcard))
+		srpt_rdma_cm_unlisten(p->net);
+	mutex_unlock(&srpt_rdma_cm_mutex);
 }
 
 /*
@@ -5255,27 +5304,26 @@ static bool srpt_net_has_rdma(struct net *net)
 }
 
 /*
- * Listeners pin their namespace, so srpt_net_exit() never runs for it:
+ * Listeners pin their namespace, which would outlive its last process:
  * close those of non-initial namespaces left with no RDMA interface.
  * See "Network namespaces" in Documentation/ib_srpt.rst.
  */
 static void srpt_prune_listeners(struct work_struct *work)
 {
-	struct srpt_net *sn, *next;
 	struct srpt_portal *p;
 
 	mutex_lock(&srpt_rdma_cm_mutex);
-	list_for_each_entry_safe(sn, next, &srpt_listening_nets, node) {
-		if (net_eq(sn->net, &init_net) || srpt_net_has_rdma(sn->net))
-			continue;
-		pr_info("netns net:[%u] has no RDMA interface left: closing its RDMA/CM listener\n",
-			sn->net->ns.inum);
-		srpt_rdma_cm_unlisten(sn->net, sn);
-	}
+restart:
 	list_for_each_entry(p, &srpt_portals, node) {
 		if (!p->net || net_eq(p->net, &init_net) ||
 		    srpt_net_has_rdma(p->net))
 			continue;
+		if (p->wildcard) {
+			pr_info("netns net:[%u] has no RDMA interface left: closing its RDMA/CM listener\n",
+				p->inum);
+			srpt_rdma_cm_unlisten(p->net);
+			goto restart;
+		}
 		pr_info("netns net:[%u] has no RDMA interface left: closing RDMA/CM listener %pISpc\n",
 			p->inum, &p->addr);
 		srpt_portal_close(p, "its network namespace has no RDMA interface left");
@@ -5300,13 +5348,6 @@ static struct notifier_block srpt_netdev_nb = {
 	.notifier_call = srpt_netdev_event,
 };
 
-/* Zeroed per namespace by the core (port 0: no listener): no .init. */
-static struct pernet_operations srpt_net_ops = {
-	.exit	= srpt_net_exit,
-	.id	= &srpt_net_id,
-	.size	= sizeof(struct srpt_net),
-};
-
 /* @a is @p's address, or @p listens on every address of @a's family. */
 static bool srpt_portal_covers(const struct srpt_portal *p,
 			       const struct sockaddr *a, int ifindex)
@@ -5329,11 +5370,22 @@ static bool srpt_portal_covers(const struct srpt_portal *p,
 	       p6->sin6_scope_id == ifindex;
 }
 
+/* @p listens in @net on @a (of @ifindex), or on all of @a's family. */
+static bool srpt_portal_serves(const struct srpt_portal *p,
+			       const struct net *net, const struct sockaddr *a,
+			       int ifindex)
+{
+	lockdep_assert_held(&srpt_portal_lock);
+
+	return p->listening && p->cm_id && net_eq(p->net, net) &&
+	       srpt_portal_covers(p, a, ifindex);
+}
+
 /*
  * On RoCE an IB CM login is addressed to a GID, that is to an IP address
  * of one network namespace. It is served only where an RDMA/CM login would
- * be: the namespace's rdma_cm_port listener, or an open portal on that
- * address (or its family's wildcard) in that namespace. Reads what the
+ * be: a listener on that address (or its family's wildcard, as
+ * rdma_cm_port's are) in that namespace. Reads what the
  * listeners publish without srpt_rdma_cm_mutex: the IB CM's work queue,
  * which this runs on, is one that closing a listener may wait for.
  */
@@ -5361,13 +5413,13 @@ static bool srpt_ib_cm_addr_served(const struct ib_gid_attr *attr,
 	net = dev_net(ndev);
 	ifindex = ndev->ifindex;
 	*inum = net->ns.inum;
-	served = READ_ONCE(((struct srpt_net *)net_generic(net, srpt_net_id))->port);
+	served = false;
 	spin_lock(&srpt_portal_lock);
 	list_for_each_entry(p, &srpt_portals, node) {
+		served = srpt_portal_serves(p, net, (struct sockaddr *)addr,
+					    ifindex);
 		if (served)
 			break;
-		served = p->listening && p->cm_id && net_eq(p->net, net) &&
-			 srpt_portal_covers(p, (struct sockaddr *)addr, ifindex);
 	}
 	spin_unlock(&srpt_portal_lock);
 	rcu_read_unlock();
@@ -6134,8 +6186,8 @@ static int srpt_ib_cm_line(char *buf, size_t len, const union ib_gid *gid,
 
 /*
  * Lines for one RoCE GID, that is one IP address in one namespace: an
- * RDMA/CM line per listener serving it (the namespace's rdma_cm_port, the
- * portals covering it) and, with ib_cm_on_roce, an IB CM line if any does.
+ * RDMA/CM line per listener serving it (the namespace's rdma_cm_port pair,
+ * the portals covering it) and, with ib_cm_on_roce, an IB CM line if any does.
  * Link-local addresses are left out: their scope is the initiator's.
  */
 static int srpt_login_lines_gid(const struct ib_gid_attr *attr, bool ib_cm,
@@ -6146,10 +6198,9 @@ static int srpt_login_lines_gid(const struct ib_gid_attr *attr, bool ib_cm,
 	struct net_device *ndev;
 	struct srpt_portal *p;
 	char line[160];
-	bool served;
+	bool served = false;
 	struct net *net;
 	int ifindex;
-	u16 nport;
 
 	rdma_gid2ip(a, &attr->gid);
 	if (a->sa_family == AF_INET6 &&
@@ -6164,20 +6215,12 @@ static int srpt_login_lines_gid(const struct ib_gid_attr *attr, bool ib_cm,
 	}
 	net = dev_net(ndev);
 	ifindex = ndev->ifindex;
-	nport = READ_ONCE(((struct srpt_net *)net_generic(net, srpt_net_id))->port);
-	served = nport;
-	if (nport) {
-		srpt_rdma_cm_line(line, sizeof(line), a, nport);
-		at = srpt_emit_line_once(page, at, line);
-	}
 	spin_lock(&srpt_portal_lock);
 	list_for_each_entry(p, &srpt_portals, node) {
-		if (!p->listening || !p->cm_id || !net_eq(p->net, net) ||
-		    !srpt_portal_covers(p, a, ifindex))
+		if (!srpt_portal_serves(p, net, a, ifindex))
 			continue;
 		served = true;
-		srpt_rdma_cm_line(line, sizeof(line), a,
-				  ntohs(((struct sockaddr_in *)&p->addr)->sin_port));
+		srpt_rdma_cm_line(line, sizeof(line), a, srpt_portal_port(p));
 		at = srpt_emit_line_once(page, at, line);
 	}
 	spin_unlock(&srpt_portal_lock);
@@ -6667,9 +6710,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 /* Configfs is not namespaced: shows the reader's namespace's port. */
 static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
 {
-	struct srpt_net *sn = net_generic(current->nsproxy->net_ns, srpt_net_id);
-
-	return sysfs_emit(page, "%u\n", READ_ONCE(sn->port));
+	return sysfs_emit(page, "%u\n", srpt_net_port(current->nsproxy->net_ns));
 }
 
 /* Acts on the writer's namespace only; 0 removes its listener. */
@@ -6689,41 +6730,44 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
 /*
- * "net:[<inode>] <port>" per rdma_cm_port listener, then "net:[<inode>]
- * <address>:<port>" per open portal: all namespaces from init_net, else
- * the reader's.
+ * Per open listener "net:[<inode>] <address>:<port>", or "net:[<inode>]
+ * <port>" for a namespace's rdma_cm_port pair: all namespaces' from
+ * init_net, else the reader's.
  */
 static ssize_t srpt_rdma_cm_listeners_show(struct config_item *item,
 					   char *page)
 {
 	struct net *cur = current->nsproxy->net_ns;
-	struct srpt_portal *p;
-	struct srpt_net *sn;
+	struct srpt_portal *p, *prev = NULL;
 	int len = 0;
 
-	mutex_lock(&srpt_rdma_cm_mutex);
-	list_for_each_entry(sn, &srpt_listening_nets, node)
-		if (net_eq(cur, &init_net) || net_eq(cur, sn->net))
-			len += sysfs_emit_at(page, len, "net:[%u] %u\n",
-					     sn->net->ns.inum, sn->port);
 	spin_lock(&srpt_portal_lock);
-	list_for_each_entry(p, &srpt_portals, node)
-		if (p->cm_id && (net_eq(cur, &init_net) || p->inum == cur->ns.inum))
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (!p->cm_id ||
+		    !(net_eq(cur, &init_net) || p->inum == cur->ns.inum))
+			continue;
+		if (!p->wildcard)
 			len += sysfs_emit_at(page, len, "net:[%u] %pISpc\n",
 					     p->inum, &p->addr);
+		/* A pair is published in one go, the IPv6 one first. */
+		else if (!prev || !prev->wildcard || prev->inum != p->inum)
+			len += sysfs_emit_at(page, len, "net:[%u] %u\n",
+					     p->inum, srpt_portal_port(p));
+		prev = p;
+	}
 	spin_unlock(&srpt_portal_lock);
-	mutex_unlock(&srpt_rdma_cm_mutex);
 	return len;
 }
 
 /*
- * "net:[<inode>] 0" or "<inode> 0", init_net only: for namespaces nobody
- * can enter. Return: @count, -EPERM, -EINVAL, or -ENOENT (no listener).
+ * "net:[<inode>] 0" or "<inode> 0", init_net only: closes the rdma_cm_port
+ * listeners of a namespace nobody can enter.
+ * Return: @count, -EPERM, -EINVAL, or -ENOENT (no listener).
  */
 static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
 					    const char *page, size_t count)
 {
-	struct srpt_net *sn;
+	struct srpt_portal *p;
 	unsigned int inum;
 	u16 port;
 	int ret = -ENOENT;
@@ -6740,9 +6784,9 @@ static ssize_t srpt_rdma_cm_listeners_store(struct config_item *item,
 		return -EINVAL;
 	}
 	mutex_lock(&srpt_rdma_cm_mutex);
-	list_for_each_entry(sn, &srpt_listening_nets, node) {
-		if (sn->net->ns.inum == inum) {
-			srpt_rdma_cm_unlisten(sn->net, sn);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (p->wildcard && p->cm_id && p->inum == inum) {
+			srpt_rdma_cm_unlisten(p->net);
 			ret = 0;
 			break;
 		}
@@ -6772,7 +6816,6 @@ static struct se_tpg_np *srpt_make_np(struct se_portal_group *tpg,
 {
 	struct net *net = current->nsproxy->net_ns;
 	struct srpt_portal *p;
-	struct rdma_cm_id *id;
 	int ret;
 
 	p = kzalloc_obj(*p, GFP_KERNEL);
@@ -6785,42 +6828,14 @@ static struct se_tpg_np *srpt_make_np(struct se_portal_group *tpg,
 		goto free;
 	}
 
-	id = srpt_rdma_cm_id(net);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto free;
-	}
-	/*
-	 * Published before it is bound: a removal of the device it binds to
-	 * must find it. Until it listens, that removal leaves the ID to us.
-	 */
-	p->net = get_net(net);
-	p->inum = net->ns.inum;
 	mutex_lock(&srpt_rdma_cm_mutex);
-	spin_lock(&srpt_portal_lock);
-	p->cm_id = id;
-	list_add_tail(&p->node, &srpt_portals);
-	spin_unlock(&srpt_portal_lock);
-	ret = srpt_rdma_cm_bind_listen(id, (struct sockaddr *)&p->addr);
-	spin_lock(&srpt_portal_lock);
-	if (!ret && p->closed_why)
-		ret = -ENODEV;
+	ret = srpt_portal_open(p, net);
+	mutex_unlock(&srpt_rdma_cm_mutex);
 	if (ret) {
-		p->cm_id = NULL;
-		list_del(&p->node);
-	} else {
-		p->listening = true;
-	}
-	spin_unlock(&srpt_portal_lock);
-	if (ret) {
-		mutex_unlock(&srpt_rdma_cm_mutex);
-		rdma_destroy_id(id);
 		pr_err("np %s: cannot listen in netns net:[%u]: %d; the address must be on an RDMA interface there and the port free on it (rdma_cm_port and portals on 0.0.0.0 or [::] take the port on every address)\n",
 		       name, net->ns.inum, ret);
-		put_net(net);
 		goto free;
 	}
-	mutex_unlock(&srpt_rdma_cm_mutex);
 	pr_info("RDMA/CM listener %pISpc in netns net:[%u]\n", &p->addr,
 		p->inum);
 	return &p->np;
@@ -6834,18 +6849,13 @@ free:
 static void srpt_drop_np(struct se_tpg_np *np)
 {
 	struct srpt_portal *p = container_of(np, struct srpt_portal, np);
-	bool open;
 
 	mutex_lock(&srpt_rdma_cm_mutex);
-	open = srpt_portal_close(p, NULL);
-	spin_lock(&srpt_portal_lock);
-	list_del(&p->node);
-	spin_unlock(&srpt_portal_lock);
-	mutex_unlock(&srpt_rdma_cm_mutex);
-	if (open)
+	if (srpt_portal_close(p, NULL))
 		pr_info("RDMA/CM listener %pISpc removed (netns net:[%u])\n",
 			&p->addr, p->inum);
-	kfree(p);
+	srpt_portal_free(p);
+	mutex_unlock(&srpt_rdma_cm_mutex);
 }
 
 /* "listening in net:[<inode>]" or "closed: <reason>". */
@@ -7042,8 +7052,8 @@ static const struct target_core_fabric_ops srpt_template = {
 /**
  * srpt_init_module() - kernel module initialization.
  *
- * Checks the parameters; registers pernet state, the LIO fabric and the
- * ib_client; listens in init_net if rdma_cm_port is set.
+ * Checks the parameters; registers the LIO fabric and the ib_client;
+ * listens in init_net if rdma_cm_port is set.
  *
  * Return: 0 or a negative errno.
  */
@@ -7068,19 +7078,13 @@ static int __init srpt_init_module(void)
 		return -EINVAL;
 	}
 
-	ret = register_pernet_subsys(&srpt_net_ops);
-	if (ret)
-		return ret;
-
 	/*
 	 * Nothing here needs the queuing CPU; kernels from 6.17 on warn when
 	 * a queue states neither WQ_PERCPU (absent before) nor WQ_UNBOUND.
 	 */
 	srpt_wq = alloc_workqueue("srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!srpt_wq) {
-		ret = -ENOMEM;
-		goto err_pernet;
-	}
+	if (!srpt_wq)
+		return -ENOMEM;
 	srpt_io_wq = alloc_workqueue("srpt_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!srpt_io_wq) {
 		ret = -ENOMEM;
@@ -7109,9 +7113,11 @@ static int __init srpt_init_module(void)
 
 	ret = register_netdevice_notifier(&srpt_netdev_nb);
 	if (ret)
-		goto err_client;	/* the pernet exit closes the listener */
+		goto err_listen;
 	return 0;
 
+err_listen:
+	srpt_rdma_cm_unlisten_all();
 err_client:
 	ib_unregister_client(&srpt_client);
 err_template:
@@ -7120,19 +7126,17 @@ err_io_wq:
 	destroy_workqueue(srpt_io_wq);
 err_wq:
 	destroy_workqueue(srpt_wq);
-err_pernet:
-	unregister_pernet_subsys(&srpt_net_ops);
 	return ret;
 }
 
 /*
- * LIO pins the module while configfs objects exist. Listeners go first
- * (srpt_net_exit()) so no login races device removal.
+ * LIO pins the module while configfs objects exist. Listeners go first so
+ * that no login races device removal.
  */
 static void __exit srpt_cleanup_module(void)
 {
 	unregister_netdevice_notifier(&srpt_netdev_nb);
-	unregister_pernet_subsys(&srpt_net_ops);
+	srpt_rdma_cm_unlisten_all();
 	ib_unregister_client(&srpt_client);
 	target_unregister_template(&srpt_template);
 	destroy_workqueue(srpt_wq);	/* releases flush srpt_io_wq's work */

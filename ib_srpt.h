@@ -921,35 +921,24 @@ struct srpt_device {
 };
 
 /**
- * struct srpt_net - RDMA/CM listeners of one network namespace.
- * @cm_ids: the IPv6-only and the IPv4 wildcard listener, NULL if absent.
- * @node: on srpt_listening_nets while @port is not 0.
- * @net: the namespace, set while on that list (the listeners pin it).
- * @port: their port; 0 when the namespace has no listener.
- *
- * One per namespace (net_generic()), guarded by srpt_rdma_cm_mutex; @port
- * is read without it.
- */
-struct srpt_net {
-	struct rdma_cm_id	*cm_ids[2];
-	struct list_head	node;
-	struct net		*net;
-	u16			port;
-};
-
-/**
- * struct srpt_portal - an RDMA/CM listener on one address, a configfs np.
- * @np: the target core's np item (tpgt_N/np/<address>:<port>).
- * @addr: address and port from the directory name.
- * @node: on srpt_portals, from mkdir to rmdir.
+ * struct srpt_portal - an RDMA/CM listener on one address in one namespace.
+ * @np: the target core's np item (tpgt_N/np/<address>:<port>); unused for
+ *      a @wildcard one.
+ * @addr: address and port: from the directory name, or the family's
+ *        wildcard address and the namespace's rdma_cm_port.
+ * @node: on srpt_portals while it exists: a portal from mkdir to rmdir, a
+ *        @wildcard one until its namespace's rdma_cm_port changes.
  * @cm_id: the listener; NULL once closed (its device removed, or its
  *         namespace left without an RDMA interface).
- * @net: namespace of the process that made the directory, referenced
- *       until rmdir or until srpt_prune_listeners() closes the listener.
+ * @net: the namespace it listens in (of the process that made the
+ *       directory or wrote rdma_cm_port), referenced until it is closed.
  * @inum: that namespace's inode number, kept for listings and messages.
  * @closed_why: why @cm_id is NULL, for the np's listener attribute.
  * @listening: rdma_listen() succeeded. Before, a device removal only sets
- *             @closed_why and srpt_make_np() destroys @cm_id and fails.
+ *             @closed_why and srpt_portal_open() destroys @cm_id and fails.
+ * @wildcard: one of the pair ([::] IPv6-only, 0.0.0.0) that rdma_cm_port
+ *            (the module parameter, or discovery_auth/rdma_cm_port in the
+ *            writer's namespace) opens; freed, not left closed.
  *
  * @node and @net change under srpt_rdma_cm_mutex; @cm_id, @closed_why and
  * @listening also under srpt_portal_lock, which the RDMA/CM handler takes.
@@ -963,6 +952,7 @@ struct srpt_portal {
 	unsigned int		inum;
 	const char		*closed_why;
 	bool			listening;
+	bool			wildcard;
 };
 
 #endif /* IB_SRPT_H */

@@ -445,6 +445,57 @@ static void srpt_login_info_lines(struct kunit *test)
 	free_page((unsigned long)page);
 }
 
+/*
+ * rdma_cm_listeners: a namespace's rdma_cm_port pair is one line, a portal
+ * one line, a closed one none; the pair's port is the namespace's.
+ */
+static void srpt_rdma_cm_listeners_lines(struct kunit *test)
+{
+	static const char * const names[] = {
+		"[::]:5555", "0.0.0.0:5555", "[fd00::1]:5556", "192.0.2.1:5557",
+	};
+	unsigned int inum = init_net.ns.inum;
+	struct srpt_portal *p;
+	char *page, want[64];
+	u16 port, after;
+	ssize_t len;
+	int i;
+
+	p = kunit_kcalloc(test, ARRAY_SIZE(names), sizeof(*p), GFP_KERNEL);
+	page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	snprintf(want, sizeof(want), "net:[%u] 5555\nnet:[%u] [fd00::1]:5556\n",
+		 inum, inum);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		KUNIT_ASSERT_EQ(test, srpt_portal_parse(&init_net, names[i], &p[i].addr), 0);
+		p[i].wildcard = i < 2;
+		p[i].net = &init_net;
+		p[i].inum = inum;
+		p[i].listening = true;
+		/* Only tested for NULL by what runs here. */
+		p[i].cm_id = i < 3 ? (struct rdma_cm_id *)&p[i] : NULL;
+	}
+	mutex_lock(&srpt_rdma_cm_mutex);
+	spin_lock(&srpt_portal_lock);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		list_add_tail(&p[i].node, &srpt_portals);
+	spin_unlock(&srpt_portal_lock);
+	len = srpt_rdma_cm_listeners_show(NULL, page);
+	port = srpt_net_port(&init_net);
+	spin_lock(&srpt_portal_lock);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		list_del(&p[i].node);
+	spin_unlock(&srpt_portal_lock);
+	after = srpt_net_port(&init_net);
+	mutex_unlock(&srpt_rdma_cm_mutex);
+
+	KUNIT_EXPECT_STREQ(test, page, want);
+	KUNIT_EXPECT_EQ(test, len, (ssize_t)strlen(want));
+	KUNIT_EXPECT_EQ(test, port, 5555);
+	KUNIT_EXPECT_EQ(test, after, 0);
+}
+
 static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_hex_with_prefix),
 	KUNIT_CASE(srpt_name_hex_without_prefix),
@@ -463,6 +514,7 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE_PARAM(srpt_portal_rejects_junk, srpt_portal_junk_gen_params),
 	KUNIT_CASE_PARAM(srpt_portal_covers_gid, srpt_test_covers_gen_params),
 	KUNIT_CASE(srpt_login_info_lines),
+	KUNIT_CASE(srpt_rdma_cm_listeners_lines),
 	{}
 };
 
