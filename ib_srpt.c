@@ -7154,7 +7154,10 @@ module_exit(srpt_cleanup_module);
 #include "kunit/srpt_name_kunit.c"
 #include "kunit/srpt_state_kunit.c"
 #include "kunit/srpt_adopt_kunit.c"
-#include "kunit/srpt_queue_pressure_kunit.c"
+#include "kunit/srpt_sq_kunit.c"
+#include "kunit/srpt_credit_kunit.c"
+#include "kunit/srpt_stats_kunit.c"
+#include "kunit/srpt_ch_kunit.c"
 #include "kunit/srpt_upstream_names_kunit.c"
 #include "kunit/srpt_fuzz_kunit.c"
 #endif

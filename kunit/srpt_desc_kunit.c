@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * srpt_get_desc_tbl(): data descriptors of an SRP_CMD (SRP r16a 5.6.2 and
- * SRP-2 immediate data). IUs are built byte by byte in a buffer.
+ * SRP-2 immediate data), and srpt_check_cmd()'s limits: the data length,
+ * the direction against the CDB. IUs are built byte by byte in a buffer.
  */
 
 #include "srpt_kunit.h"
@@ -589,6 +590,125 @@ static void srpt_desc_unknown_formats(struct kunit *test)
 	}
 }
 
+/* A WRITE(10) with one direct data-out descriptor of @len bytes. */
+static struct srp_cmd *srpt_test_write_cmd(struct kunit *test, u32 len)
+{
+	struct srp_cmd *cmd = srpt_test_cmd(test, SRPT_FMT(SRP_DATA_DESC_DIRECT, 0),
+					    1, 0, 0);
+
+	cmd->cdb[0] = 0x2a;	/* WRITE(10) */
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, len);
+	return cmd;
+}
+
+/* Data lengths beyond srp_max_rdma_size are refused before LIO allocates. */
+static void srpt_desc_data_len_limit(struct kunit *test)
+{
+	struct srpt_test_ch *f = test->priv;
+	u32 max = SRPT_MAX_RDMA_SIZE_DEFAULT;
+	struct srpt_data_desc d;
+
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_1M),
+					     64, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.data_len, (u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, max),
+					     64, &d), 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, max + 1),
+					     64, &d), -E2BIG);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_512M),
+					     64, &d), -E2BIG);
+	/* The limit is the channel's, taken from the port at login. */
+	f->ch->lim.max_data_len = SZ_64K;
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, SZ_1M),
+					     64, &d), -E2BIG);
+	/* A malformed IU stays malformed whatever its length. */
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, srpt_test_write_cmd(test, 512),
+					     63, &d), -EINVAL);
+}
+
+/* One direct descriptor of 4 KiB in the direction @fmt names, opcode @op. */
+static struct srp_cmd *srpt_test_dir_cmd(struct kunit *test, u8 fmt, u8 op)
+{
+	struct srp_cmd *cmd = srpt_test_cmd(test, fmt, 1, 1, 0);
+
+	cmd->cdb[0] = op;
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, SZ_4K);
+	return cmd;
+}
+
+struct srpt_dir_row {
+	u8 op;
+	u16 sa;		/* service action of VARIABLE_LENGTH_CMD */
+	int want_out;	/* result with a data-out descriptor */
+	int want_in;	/* result with a data-in descriptor */
+};
+
+static const struct srpt_dir_row srpt_dir_rows[] = {
+	{ WRITE_10, 0, 0, -EPROTO },
+	{ WRITE_6, 0, 0, -EPROTO },
+	{ WRITE_16, 0, 0, -EPROTO },
+	{ WRITE_SAME_16, 0, 0, -EPROTO },
+	{ COMPARE_AND_WRITE, 0, 0, -EPROTO },
+	{ UNMAP, 0, 0, -EPROTO },
+	{ MODE_SELECT_10, 0, 0, -EPROTO },
+	{ PERSISTENT_RESERVE_OUT, 0, 0, -EPROTO },
+	{ VARIABLE_LENGTH_CMD, WRITE_32, 0, -EPROTO },
+	{ READ_10, 0, -EPROTO, 0 },
+	{ READ_6, 0, -EPROTO, 0 },
+	{ READ_16, 0, -EPROTO, 0 },
+	{ INQUIRY, 0, -EPROTO, 0 },
+	{ REPORT_LUNS, 0, -EPROTO, 0 },
+	{ MODE_SENSE, 0, -EPROTO, 0 },
+	{ SERVICE_ACTION_IN_16, 0, -EPROTO, 0 },
+	{ PERSISTENT_RESERVE_IN, 0, -EPROTO, 0 },
+	{ VARIABLE_LENGTH_CMD, READ_32, -EPROTO, 0 },
+	/* No fixed direction: the descriptor decides. */
+	{ VERIFY, 0, 0, 0 },
+	{ 0xc0, 0, 0, 0 },
+	{ VARIABLE_LENGTH_CMD, 0x8801, 0, 0 },
+};
+
+static void srpt_dir_row_desc(const struct srpt_dir_row *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "opcode %#x sa %#x", r->op, r->sa);
+}
+
+KUNIT_ARRAY_PARAM(srpt_dir_rows, srpt_dir_rows, srpt_dir_row_desc);
+
+/* A descriptor whose direction contradicts the CDB never reaches LIO. */
+static void srpt_desc_dir_matches_cdb(struct kunit *test)
+{
+	const struct srpt_dir_row *r = test->param_value;
+	struct srpt_test_ch *f = test->priv;
+	struct srp_cmd *out, *in;
+	struct srpt_data_desc d;
+
+	out = srpt_test_dir_cmd(test, SRPT_FMT(SRP_DATA_DESC_DIRECT, 0), r->op);
+	in = srpt_test_dir_cmd(test, SRPT_FMT(0, SRP_DATA_DESC_DIRECT), r->op);
+	if (r->op == VARIABLE_LENGTH_CMD) {
+		put_unaligned_be16(r->sa, &out->cdb[8]);
+		put_unaligned_be16(r->sa, &in->cdb[8]);
+	}
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, out, 128, &d), r->want_out);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, in, 128, &d), r->want_in);
+	KUNIT_EXPECT_EQ(test, d.dir, DMA_FROM_DEVICE);
+}
+
+/* A WRITE without data, or with a zero-length descriptor, transfers nothing. */
+static void srpt_desc_dir_no_data(struct kunit *test)
+{
+	struct srpt_test_ch *f = test->priv;
+	struct srp_cmd *cmd = srpt_test_cmd(test, 0, 0, 0, 0);
+	struct srpt_data_desc d;
+
+	cmd->cdb[0] = WRITE_10;
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, cmd, 64, &d), 0);
+	cmd = srpt_test_dir_cmd(test, SRPT_FMT(0, SRP_DATA_DESC_DIRECT), WRITE_10);
+	srpt_test_put_direct(srpt_test_desc_pos(cmd), 0x10000, 0x77, 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_cmd(f->ch, cmd, 64, &d), 0);
+}
+
 static struct kunit_case srpt_desc_cases[] = {
 	KUNIT_CASE(srpt_desc_no_data),
 	KUNIT_CASE(srpt_desc_direct_data_out),
@@ -620,11 +740,15 @@ static struct kunit_case srpt_desc_cases[] = {
 	KUNIT_CASE(srpt_desc_imm_data_in_rejected),
 	KUNIT_CASE(srpt_desc_both_directions),
 	KUNIT_CASE(srpt_desc_unknown_formats),
+	KUNIT_CASE(srpt_desc_data_len_limit),
+	KUNIT_CASE_PARAM(srpt_desc_dir_matches_cdb, srpt_dir_rows_gen_params),
+	KUNIT_CASE(srpt_desc_dir_no_data),
 	{}
 };
 
 static struct kunit_suite srpt_desc_suite = {
 	.name = "ib_srpt_desc",
+	.init = srpt_test_ch_init,
 	.test_cases = srpt_desc_cases,
 };
 

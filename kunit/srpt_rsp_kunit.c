@@ -497,6 +497,22 @@ static void srpt_task_attr_mapping(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_task_attr_to_tcm(r->in), r->out);
 }
 
+/* The smallest srp_max_rsp_size holds a task management response. */
+static void srpt_rsp_size_min_holds_tmf(struct kunit *test)
+{
+	struct srpt_rsp_fixture *f = test->priv;
+	u8 *buf = f->buf;
+	int len;
+
+	memset(buf, SRPT_TEST_POISON, 64);
+	f->ch->lim.max_rsp_size = SRPT_MAX_RSP_SIZE_MIN;
+	len = srpt_build_tskmgmt_rsp(f->ch, SRP_TSK_MGMT_SUCCESS, f->ioctx, 1);
+	KUNIT_EXPECT_LE(test, len, (int)f->ch->lim.max_rsp_size);
+	KUNIT_EXPECT_TRUE(test, srpt_test_all_eq(buf + SRPT_MAX_RSP_SIZE_MIN,
+						 64 - SRPT_MAX_RSP_SIZE_MIN,
+						 SRPT_TEST_POISON));
+}
+
 static struct kunit_case srpt_rsp_cases[] = {
 	KUNIT_CASE(srpt_rsp_good_status),
 	KUNIT_CASE(srpt_rsp_credit_delta),
@@ -520,6 +536,7 @@ static struct kunit_case srpt_rsp_cases[] = {
 	KUNIT_CASE(srpt_tsk_rsp_ignores_cmd_state),
 	KUNIT_CASE_PARAM(srpt_tmf_mapping, srpt_tmf_rows_gen_params),
 	KUNIT_CASE_PARAM(srpt_task_attr_mapping, srpt_task_attr_rows_gen_params),
+	KUNIT_CASE(srpt_rsp_size_min_holds_tmf),
 	{}
 };
 
