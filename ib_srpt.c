@@ -4,16 +4,20 @@
  * InfiniBand (IB CM, Device Management), RoCE and iWARP (RDMA/CM).
  *
  * One struct srpt_device per HCA, srpt_port per port, srpt_rdma_ch (own QP
- * and CQ) per login. Data moves with the rdma_rw API: RDMA READs fetch
+ * and CQs) per login. Data moves with the rdma_rw API: RDMA READs fetch
  * data-out before execution, data-in RDMA WRITEs are chained in front of
- * the SRP_RSP send. Callees precede callers; in file order: parameters,
- * references, async events; MADs; I/O context rings and QP states;
- * descriptors, send queue budget, credits, responses; receive
- * (srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd); data and
- * response (srpt_write_pending, srpt_queue_response -> srpt_send_done);
- * teardown, logout, ACLs; login (srpt_cm_req_recv, srpt_rdma_cm_req_recv
- * -> srpt_alloc_ch, srpt_link_ch, srpt_accept_ch); SRQ; add/remove;
- * configfs; module init.
+ * the SRP_RSP send. Callees precede callers. The sections, in file order
+ * (each opens with a "==== <name> ====" banner): module parameters;
+ * references, channel states, counters, async events; Device Management
+ * MADs; I/O context rings, command states, QP states; send contexts,
+ * receive buffers, RDMA contexts; send queue budget and unsignaled
+ * responses; credits and responses; SRP_CMD descriptors and checks;
+ * receiving IUs (srpt_recv_done -> srpt_handle_new_iu -> srpt_handle_cmd);
+ * send completions, data and responses (srpt_write_pending,
+ * srpt_queue_response -> srpt_send_done); channels; teardown; target
+ * ports, TPGs, initiators and ACLs; login (srpt_login -> srpt_alloc_ch,
+ * srpt_link_ch, srpt_accept_ch); RDMA/CM (requests, listeners); IB CM;
+ * shared receive queue; HCAs and ports; configfs; module init and exit.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -75,6 +79,8 @@ enum {
 /* How long an SRP_T_LOGOUT may take to be delivered before the close. */
 #define SRPT_LOGOUT_GRACE	msecs_to_jiffies(1000)
 
+/* ==== Module parameters ================================================= */
+
 static unsigned int srp_max_req_size = SRPT_MAX_REQ_SIZE_DEFAULT;
 module_param(srp_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
@@ -127,39 +133,8 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Target port ID (id_ext and IOC GUID), hexadecimal with or without 0x; default: node GUID of the first HCA.");
 
-/*
- * Every RDMA/CM listener (struct srpt_portal): the configfs network portals
- * and each namespace's rdma_cm_port pair. Opened and closed under
- * srpt_rdma_cm_mutex; published under srpt_portal_lock as well, which the
- * CM handlers take (they run where closing a listener may wait).
- */
-static DEFINE_MUTEX(srpt_rdma_cm_mutex);
-static LIST_HEAD(srpt_portals);
-static DEFINE_SPINLOCK(srpt_portal_lock);
 static u16 srpt_rdma_cm_port_param;
-
-static u16 srpt_portal_port(const struct srpt_portal *p)
-{
-	/* sin_port and sin6_port share their offset. */
-	return ntohs(((const struct sockaddr_in *)&p->addr)->sin_port);
-}
-
-/* @net's rdma_cm_port: the port of its wildcard listeners, 0 if none. */
-static u16 srpt_net_port(const struct net *net)
-{
-	struct srpt_portal *p;
-	u16 port = 0;
-
-	spin_lock(&srpt_portal_lock);
-	list_for_each_entry(p, &srpt_portals, node) {
-		if (p->wildcard && p->cm_id && net_eq(p->net, net)) {
-			port = srpt_portal_port(p);
-			break;
-		}
-	}
-	spin_unlock(&srpt_portal_lock);
-	return port;
-}
+static u16 srpt_net_port(const struct net *net);
 
 static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
 {
@@ -246,6 +221,8 @@ struct srpt_ch_state_sym {
 #define SRPT_CH_STATE_TABLE(table, ...) \
 	static const struct srpt_ch_state_sym table[] = { __VA_ARGS__ }
 srpt_ch_state_symbols(SRPT_CH_STATE_TABLE, srpt_ch_state_names);
+
+/* ==== References, channel states, counters, async events ================ */
 
 static const char *srpt_ch_state_name(enum srpt_ch_state s)
 {
@@ -468,6 +445,8 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 #define SRPT_RDMA_CM_BACKLOG		256
 /* The IOC profile's rdma_size is capped at what initiators expect (16 MiB). */
 #define SRPT_DM_MAX_RDMA_SIZE		BIT(24)
+
+/* ==== Device Management MADs (InfiniBand discovery) ===================== */
 
 /* srp_daemon and ib_srp use IB CM and DM MADs on InfiniBand only. */
 static bool srpt_serves_ib_cm(struct ib_device *dev, u32 port)
@@ -851,6 +830,8 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 	}
 }
 
+/* ==== I/O context rings, command states, QP states ====================== */
+
 /**
  * srpt_alloc_ioctx() - allocate an I/O context and its DMA-mapped buffer.
  * @sdev: device.
@@ -1117,125 +1098,6 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 			    srpt_ch_state_name(ch->state));
 }
 
-/* Sets &srpt_data_desc.ext_tbl when the table must be fetched first. */
-static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
-				 u32 cnt, struct srpt_data_desc *d)
-{
-	u32 tbl_len, n, i;
-	u64 sum = 0;
-
-	if (room < sizeof(*ib))
-		return -EINVAL;
-	tbl_len = be32_to_cpu(ib->table_desc.len);
-	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
-		return -EINVAL;
-	n = tbl_len / sizeof(struct srp_direct_buf);
-	if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
-		return -EINVAL;
-	if (n < cnt)
-		return -EINVAL;
-	if (n > cnt) {
-		if (n > SRPT_MAX_EXT_DESCS)
-			return -EINVAL;
-		d->nbufs = n;
-		d->ext_tbl = &ib->table_desc;
-		d->data_len = be32_to_cpu(ib->len);
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		sum += be32_to_cpu(ib->desc_list[i].len);
-	if (sum != be32_to_cpu(ib->len))
-		return -EINVAL;
-	d->nbufs = n;
-	d->bufs = ib->desc_list;
-	d->data_len = sum;
-	return 0;
-}
-
-/**
- * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
- * @srp_cmd: the command IU.
- * @iu_len: bytes received; nothing beyond is read.
- * @imm_data_offset: negotiated immediate data offset, 0 if none.
- * @d: result; &srpt_data_desc.ext_tbl set if the table is in initiator
- *     memory (srpt_fetch_table()).
- *
- * Bounds are checked in 64 bits so no initiator value can wrap them; kept
- * in one function so every dependent bound is on one screen.
- *
- * Return: 0, or -EINVAL for a malformed or unsupported IU.
- */
-static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
-			     u16 imm_data_offset, struct srpt_data_desc *d)
-{
-	const void *desc;
-	u64 desc_off, room;
-	u8 out_fmt, in_fmt;
-	u32 cnt;
-
-	memset(d, 0, sizeof(*d));
-	d->dir = DMA_NONE;
-
-	/* Not even the format byte is read from a shorter IU. */
-	if (iu_len < sizeof(*srp_cmd))
-		return -EINVAL;
-	out_fmt = srp_cmd->buf_fmt >> 4;
-	in_fmt = srp_cmd->buf_fmt & 0xf;
-	desc_off = offsetof(struct srp_cmd, add_data) +
-		   (srp_cmd->add_cdb_len & ~3);
-	if (desc_off > iu_len)
-		return -EINVAL;
-	room = iu_len - desc_off;
-	desc = (const u8 *)srp_cmd + desc_off;
-
-	if (out_fmt && in_fmt)
-		return -EINVAL;
-	if (out_fmt) {
-		d->dir = DMA_TO_DEVICE;
-		d->fmt = out_fmt;
-		cnt = srp_cmd->data_out_desc_cnt;
-	} else if (in_fmt) {
-		d->dir = DMA_FROM_DEVICE;
-		d->fmt = in_fmt;
-		cnt = srp_cmd->data_in_desc_cnt;
-	} else {
-		return 0;
-	}
-
-	switch (d->fmt) {
-	case SRP_DATA_DESC_DIRECT: {
-		const struct srp_direct_buf *db = desc;
-
-		if (room < sizeof(*db))
-			return -EINVAL;
-		d->nbufs = 1;
-		d->bufs = db;
-		d->data_len = be32_to_cpu(db->len);
-		return 0;
-	}
-	case SRP_DATA_DESC_INDIRECT:
-		return srpt_get_indirect_tbl(desc, room, cnt, d);
-	case SRP_DATA_DESC_IMM: {
-		const struct srp_imm_buf *imm = desc;
-		u32 len;
-
-		if (d->dir != DMA_TO_DEVICE || !imm_data_offset)
-			return -EINVAL;
-		if (room < sizeof(*imm) ||
-		    imm_data_offset < desc_off + sizeof(*imm))
-			return -EINVAL;
-		len = be32_to_cpu(imm->len);
-		if ((u64)imm_data_offset + len > iu_len)
-			return -EINVAL;
-		d->imm_off = imm_data_offset;
-		d->data_len = len;
-		return 0;
-	}
-	default:
-		return -EINVAL;
-	}
-}
-
 /**
  * srpt_init_ch_qp() - move a new IB CM channel's QP to INIT.
  * @ch: channel.
@@ -1306,6 +1168,8 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 
 	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
 }
+
+/* ==== Send contexts, receive buffers, RDMA contexts ===================== */
 
 /*
  * The free send contexts of a channel, without its lock. The receive side
@@ -1708,6 +1572,8 @@ enum srpt_sq_verdict {
 	SRPT_SQ_CLOSED,
 };
 
+/* ==== Send queue budget and unsignaled responses ======================== */
+
 /**
  * srpt_sq_take() - take RDMA work requests from the send queue budget.
  * @ch: channel.
@@ -2035,6 +1901,8 @@ static void srpt_read_finish(struct srpt_rdma_ch *ch,
 	srpt_sq_release(ch, n);
 }
 
+/* ==== Credits and responses ============================================= */
+
 /*
  * A request arrived: the receive side takes one of the initiator's credits.
  * It is the only writer of credits_taken, so taking needs no atomic
@@ -2232,6 +2100,127 @@ static u8 srpt_tmf_rsp_code(u8 response)
 		return SRP_TSK_MGMT_FUNC_NOT_SUPP;
 	default:
 		return SRP_TSK_MGMT_FAILED;
+	}
+}
+
+/* ==== SRP_CMD descriptors and checks, descriptor tables ================= */
+
+/* Sets &srpt_data_desc.ext_tbl when the table must be fetched first. */
+static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
+				 u32 cnt, struct srpt_data_desc *d)
+{
+	u32 tbl_len, n, i;
+	u64 sum = 0;
+
+	if (room < sizeof(*ib))
+		return -EINVAL;
+	tbl_len = be32_to_cpu(ib->table_desc.len);
+	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
+		return -EINVAL;
+	n = tbl_len / sizeof(struct srp_direct_buf);
+	if ((u64)cnt * sizeof(struct srp_direct_buf) > room - sizeof(*ib))
+		return -EINVAL;
+	if (n < cnt)
+		return -EINVAL;
+	if (n > cnt) {
+		if (n > SRPT_MAX_EXT_DESCS)
+			return -EINVAL;
+		d->nbufs = n;
+		d->ext_tbl = &ib->table_desc;
+		d->data_len = be32_to_cpu(ib->len);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		sum += be32_to_cpu(ib->desc_list[i].len);
+	if (sum != be32_to_cpu(ib->len))
+		return -EINVAL;
+	d->nbufs = n;
+	d->bufs = ib->desc_list;
+	d->data_len = sum;
+	return 0;
+}
+
+/**
+ * srpt_get_desc_tbl() - parse the data buffer descriptors of an SRP_CMD.
+ * @srp_cmd: the command IU.
+ * @iu_len: bytes received; nothing beyond is read.
+ * @imm_data_offset: negotiated immediate data offset, 0 if none.
+ * @d: result; &srpt_data_desc.ext_tbl set if the table is in initiator
+ *     memory (srpt_fetch_table()).
+ *
+ * Bounds are checked in 64 bits so no initiator value can wrap them; kept
+ * in one function so every dependent bound is on one screen.
+ *
+ * Return: 0, or -EINVAL for a malformed or unsupported IU.
+ */
+static int srpt_get_desc_tbl(const struct srp_cmd *srp_cmd, u32 iu_len,
+			     u16 imm_data_offset, struct srpt_data_desc *d)
+{
+	const void *desc;
+	u64 desc_off, room;
+	u8 out_fmt, in_fmt;
+	u32 cnt;
+
+	memset(d, 0, sizeof(*d));
+	d->dir = DMA_NONE;
+
+	/* Not even the format byte is read from a shorter IU. */
+	if (iu_len < sizeof(*srp_cmd))
+		return -EINVAL;
+	out_fmt = srp_cmd->buf_fmt >> 4;
+	in_fmt = srp_cmd->buf_fmt & 0xf;
+	desc_off = offsetof(struct srp_cmd, add_data) +
+		   (srp_cmd->add_cdb_len & ~3);
+	if (desc_off > iu_len)
+		return -EINVAL;
+	room = iu_len - desc_off;
+	desc = (const u8 *)srp_cmd + desc_off;
+
+	if (out_fmt && in_fmt)
+		return -EINVAL;
+	if (out_fmt) {
+		d->dir = DMA_TO_DEVICE;
+		d->fmt = out_fmt;
+		cnt = srp_cmd->data_out_desc_cnt;
+	} else if (in_fmt) {
+		d->dir = DMA_FROM_DEVICE;
+		d->fmt = in_fmt;
+		cnt = srp_cmd->data_in_desc_cnt;
+	} else {
+		return 0;
+	}
+
+	switch (d->fmt) {
+	case SRP_DATA_DESC_DIRECT: {
+		const struct srp_direct_buf *db = desc;
+
+		if (room < sizeof(*db))
+			return -EINVAL;
+		d->nbufs = 1;
+		d->bufs = db;
+		d->data_len = be32_to_cpu(db->len);
+		return 0;
+	}
+	case SRP_DATA_DESC_INDIRECT:
+		return srpt_get_indirect_tbl(desc, room, cnt, d);
+	case SRP_DATA_DESC_IMM: {
+		const struct srp_imm_buf *imm = desc;
+		u32 len;
+
+		if (d->dir != DMA_TO_DEVICE || !imm_data_offset)
+			return -EINVAL;
+		if (room < sizeof(*imm) ||
+		    imm_data_offset < desc_off + sizeof(*imm))
+			return -EINVAL;
+		len = be32_to_cpu(imm->len);
+		if ((u64)imm_data_offset + len > iu_len)
+			return -EINVAL;
+		d->imm_off = imm_data_offset;
+		d->data_len = len;
+		return 0;
+	}
+	default:
+		return -EINVAL;
 	}
 }
 
@@ -2541,6 +2530,8 @@ busy:
 	target_send_busy(&ioctx->cmd);
 	target_put_sess_cmd(&ioctx->cmd);
 }
+
+/* ==== Receiving IUs ===================================================== */
 
 /**
  * srpt_handle_cmd() - process an SRP_CMD.
@@ -2983,6 +2974,8 @@ static void srpt_io_work(struct work_struct *w)
 	if (smp_load_acquire(&ch->io.processing_wait_list))
 		srpt_process_wait_list(ch);
 }
+
+/* ==== Send completions, data and responses (target core callbacks) ====== */
 
 /**
  * srpt_unsig_send_done() - an unsignaled response failed.
@@ -3435,6 +3428,8 @@ static void srpt_close_session(struct se_session *se_sess)
 		srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
 }
 
+/* ==== Channels: login checks, rings, QP and CQs ========================= */
+
 /* Return: 0, or the SRP_LOGIN_REJ_* reason to reject with. */
 static u32 srpt_check_login_req(const struct srp_login_req *req,
 				const u8 t_port_id[16], u32 max_req_size,
@@ -3805,6 +3800,8 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 	ch->qp = NULL;
 	srpt_free_cqs(ch);
 }
+
+/* ==== Teardown: close, logout, credits requests, release ================ */
 
 static void srpt_disconnect_cm(struct srpt_rdma_ch *ch)
 {
@@ -4195,6 +4192,8 @@ static void srpt_end_work(struct work_struct *w)
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
+/* ==== Target ports, TPGs, initiators and ACLs =========================== */
+
 static void srpt_close_port_channels(struct srpt_port *sport)
 {
 	struct srpt_initiator *iport;
@@ -4469,6 +4468,8 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 	}
 	return ret;
 }
+
+/* ==== Login (IB CM and RDMA/CM) ========================================= */
 
 static void srpt_send_login_rej(struct ib_cm_id *ib_cm_id,
 				struct rdma_cm_id *rdma_cm_id, u64 tag,
@@ -4863,6 +4864,40 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		srpt_ch_info(ch, "live\n");
 		queue_work(srpt_io_wq, &ch->io.work);
 	}
+}
+
+/* ==== RDMA/CM: requests, listeners, portals, namespaces ================= */
+
+/*
+ * Every RDMA/CM listener (struct srpt_portal): the configfs network portals
+ * and each namespace's rdma_cm_port pair. Opened and closed under
+ * srpt_rdma_cm_mutex; published under srpt_portal_lock as well, which the
+ * CM handlers take (they run where closing a listener may wait).
+ */
+static DEFINE_MUTEX(srpt_rdma_cm_mutex);
+static LIST_HEAD(srpt_portals);
+static DEFINE_SPINLOCK(srpt_portal_lock);
+static u16 srpt_portal_port(const struct srpt_portal *p)
+{
+	/* sin_port and sin6_port share their offset. */
+	return ntohs(((const struct sockaddr_in *)&p->addr)->sin_port);
+}
+
+/* @net's rdma_cm_port: the port of its wildcard listeners, 0 if none. */
+static u16 srpt_net_port(const struct net *net)
+{
+	struct srpt_portal *p;
+	u16 port = 0;
+
+	spin_lock(&srpt_portal_lock);
+	list_for_each_entry(p, &srpt_portals, node) {
+		if (p->wildcard && p->cm_id && net_eq(p->net, net)) {
+			port = srpt_portal_port(p);
+			break;
+		}
+	}
+	spin_unlock(&srpt_portal_lock);
+	return port;
 }
 
 /* Return: the device, referenced, or NULL if unknown or removed. */
@@ -5443,6 +5478,8 @@ static int srpt_ib_cm_check_roce(struct ib_cm_id *cm_id, u32 port,
 	return -EPERM;
 }
 
+/* ==== IB CM ============================================================= */
+
 /**
  * srpt_cm_handler() - IB CM callback.
  * @cm_id: IB CM ID; context is the device for a new request, else the
@@ -5495,6 +5532,8 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 	}
 	return 0;
 }
+
+/* ==== Shared receive queue ============================================== */
 
 /* No channel uses the SRQ; if @filled, every buffer must be back. */
 static void srpt_free_srq(struct srpt_device *sdev, bool filled)
@@ -5615,6 +5654,8 @@ out:
 	mutex_unlock(&sdev->sdev_mutex);
 	return ret;
 }
+
+/* ==== HCAs and ports: add, remove, port ID adoption ===================== */
 
 static void srpt_refresh_port_work(struct work_struct *work)
 {
@@ -5956,6 +5997,8 @@ static struct ib_client srpt_client = {
 };
 
 /* LIO fabric glue: configfs directories, attributes, fabric template. */
+/* ==== Configfs: names, target ports, TPGs, attributes, ACLs ============= */
+
 /**
  * srpt_parse_i_port_id() - parse an initiator port identifier.
  * @i_port_id: receives it, big endian, right-aligned; untouched on error.
@@ -7048,6 +7091,8 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_TFO_SUBMIT_OPS
 };
+
+/* ==== Module init and exit ============================================== */
 
 /**
  * srpt_init_module() - kernel module initialization.
