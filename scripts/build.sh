@@ -19,7 +19,6 @@ kdir=${KDIR:-} kver=${KVER:-} out=${BUILD_OUT:-}
 
 . "$src/scripts/lib.sh"
 
-say() { echo "build: $*" >&2; }
 
 # KVER=debug: the debug guest kernel's build tree (scripts/debug-kernel.sh).
 if [ -z "$kdir" ] && [ "$kver" = debug ]; then

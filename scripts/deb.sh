@@ -16,8 +16,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 out=${DEB_OUT:-$REPO/out}
-
-say() { echo "deb: $*" >&2; }
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 
 "$REPO/scripts/deps.sh" deb
 

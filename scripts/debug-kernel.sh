@@ -23,7 +23,6 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
 CACHE=${CACHE:-/var/cache/ib_srpt}
 what=${1:---dir}
-say() { echo "debug-kernel: $*" >&2; }
 
 "$REPO/scripts/deps.sh" kunit >&2 || { say "scripts/deps.sh kunit failed"; exit 1; }
 ktree=${DEBUG_KTREE:-newest}

@@ -26,7 +26,6 @@ export DEBIAN_FRONTEND=noninteractive
 BPO=/etc/apt/sources.list.d/bookworm-backports.list
 STAMP=/var/cache/ib_srpt/apt-updated
 
-say() { echo "deps: $*" >&2; }
 
 apt_update() {
 	# Once per hour at most; apt-cache look-ups need fresh lists.

@@ -49,7 +49,6 @@ VM_TIMEOUT=${VM_TIMEOUT:-$((2400 + fuzz_s))}
 tool_dir=$CACHE/hostile/bin-$KVER-$MODULE
 out=$CACHE/hostile-out/$KVER-$MODULE
 
-say() { echo "hostile: $*" >&2; }
 
 "$REPO/scripts/deps.sh" vm || { say "dependency setup failed"; fail_summary 1; }
 mkdir -p "$tool_dir"

@@ -12,7 +12,6 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 . "$src/scripts/lib.sh"
-say() { echo "insn-plugin: $*" >&2; }
 
 ver=$(dpkg-query -W -f '${Version}' qemu-system-x86 2>/dev/null) ||
 	{ say "qemu-system-x86 is not installed (scripts/deps.sh vm)"; exit 1; }

@@ -20,7 +20,6 @@ CACHE=${CACHE:-/var/cache/ib_srpt}
 DESTDIR=${DESTDIR:-}
 what=${1:-install}
 
-say() { echo "install: $*" >&2; }
 
 # dkms.conf's version plus the commit, e.g. 1.0+g1541f4f.
 version() {

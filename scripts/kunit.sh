@@ -33,7 +33,6 @@ base=$CACHE/kunit
 SRPT_REL=drivers/infiniband/ulp/srpt
 PY=/usr/bin/python3
 
-say() { echo "kunit: $*" >&2; }
 fail() {
 	say "$*"
 	echo "0 passed, 1 failed"

@@ -10,6 +10,8 @@
 #   headers_releases [K]     releases with kernel headers (/lib/modules/<r>/build)
 #   newest_headers [K]       the newest of them
 #   ktree_tarball KTREE DIR  the linux-source tarball of a test kernel tree
+#   say MSG                  "<script>: MSG" on stderr
+#   scenario_in LIST NAME    the comma list LIST names scenario NN-name
 # and for the runners that boot a guest (e2e.sh, hostile.sh, soak.sh,
 # bench.sh):
 #   runner_setup             CACHE, KVER and MODULE defaults
@@ -29,6 +31,16 @@
 # The guests also compare the taint flags (taint_new), which catch what
 # no pattern names.
 SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|kernel BUG at|invalid opcode:|divide error:|stack segment:|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup|detected hard LOCKUP|shared receive buffers lost)'
+
+# say: a script's progress and errors, on stderr after its name.
+say() { echo "$(basename "$0" .sh): $*" >&2; }
+
+# scenario_in LIST NN-NAME: the comma list LIST names that scenario (or
+# case, or fault) by its full name, its number or the name after it.
+scenario_in() {
+	[[ ",$1," == *",$2,"* || ",$1," == *",${2%%-*},"* ||
+	   ",$1," == *",${2#*-},"* ]]
+}
 
 # debian_mirror: the Debian archive this machine's apt takes bookworm from
 # (so that a mirror or proxy keeps working), else deb.debian.org.
@@ -130,7 +142,7 @@ only_e2e() {
 	local f n
 	for f in "$REPO"/tests/e2e/[0-9][0-9]-*.sh; do
 		n=$(basename "$f" .sh)
-		if only_has "$n" "${n%%-*}" "${n#*-}"; then echo "$n"; fi
+		if scenario_in "$ONLY" "$n"; then echo "$n"; fi
 	done | paste -sd, -
 }
 # only_cases: the hostile cases ONLY selects, comma separated.
@@ -174,7 +186,7 @@ only_check() {
 only_in() {
 	local n out=
 	for n in $(tr ',' ' '); do
-		[[ ",$1," == *",$n,"* || ",$1," == *",${n#*-},"* || ",$1," == *",${n%%-*},"* ]] && out+="$n,"
+		if scenario_in "$1" "$n"; then out+="$n,"; fi
 	done
 	echo "${out%,}"
 }

@@ -65,7 +65,6 @@ for a in "$@"; do
 	esac
 done
 
-say() { echo "patch: $*" >&2; }
 die() {
 	say "$*"
 	echo "0 passed, 1 failed"

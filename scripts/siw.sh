@@ -18,7 +18,6 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
 LOCK=$(heavy_lock)
 k=${1:-${KVER:-6.12}}
-say() { echo "siw: $*" >&2; }
 
 rel=$(newest_headers "$k")
 [ -n "$rel" ] ||

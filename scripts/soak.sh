@@ -23,7 +23,6 @@ MINUTES=${SOAK_MINUTES:-20}
 tool_dir=$CACHE/hostile/bin-soak-$KVER-$MODULE
 out=$(results_dir "soak-$KVER-$MODULE")
 
-say() { echo "soak: $*" >&2; }
 give_up() { say "$*"; fail_summary 1; }
 
 case "$MINUTES" in ''|*[!0-9]*) give_up "SOAK_MINUTES must be a whole number of minutes" ;; esac

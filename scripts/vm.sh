@@ -72,7 +72,6 @@ done
 [ -n "$run" ] && [ -n "$out" ] || usage
 case "$module" in ours|distro|none) ;; *) echo "vm: --module ours|distro|none" >&2; exit 2 ;; esac
 
-say() { echo "vm: $*" >&2; }
 
 # Resolve "6.12" / "6.1" to the newest installed matching release.
 resolve_kver() {

@@ -23,11 +23,8 @@ default_timeout=${E2E_TIMEOUT:-240}
 # selected SCENARIO RUN: RUN is SCENARIO, or SCENARIO@K for its K-th run
 # (E2E_REPEAT); E2E_ONLY names a scenario (all its runs) or one run.
 selected() {
-	local name=$1 num=${1%%-*} short=${1#*-}
-	[ -z "${E2E_ONLY:-}" ] && return 0
-	[[ ",$E2E_ONLY," == *",$2,"* ]] && return 0
-	[[ ",$E2E_ONLY," == *",$name,"* || ",$E2E_ONLY," == *",$num,"* ||
-	   ",$E2E_ONLY," == *",$short,"* ]]
+	[ -z "${E2E_ONLY:-}" ] || [[ ",$E2E_ONLY," == *",$2,"* ]] ||
+		scenario_in "$E2E_ONLY" "$1"
 }
 
 # Put the guest back into a clean state: initiator logged out, target

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Logins through the IB CM over soft-RoCE (ib_cm_on_roce=1), driven by the
-# kernel test module tests/ibcm/srpt_ibcm.c (built by scripts/e2e.sh for
+# kernel test module tests/ibcm-initiator/srpt_ibcm.c (built by scripts/e2e.sh for
 # the guest kernel): a REQ to the service ID carrying an SRP_LOGIN_REQ for
 # an initiator port ID that only an ACL names,
 #  - REP with SRP_LOGIN_RSP, RTU, a WRITE(10) and a READ(10) of the same 8

@@ -2,7 +2,7 @@
 /*
  * hostile: other initiators than Linux ib_srp, each emulated by its login
  * and first I/O over the RDMA/CM (the IB CM side of WinOF, its MRA before
- * the RTU, is tests/ibcm's mode "mra"):
+ * the RTU, is tests/ibcm-initiator's mode "mra"):
  *   iPXE     it_iu_len 80, direct descriptors only, no immediate data, one
  *            channel; every REJ ends the boot, so the first login must do
  *   ESXi     it_iu_len 580, indirect descriptor tables carried in the IU
