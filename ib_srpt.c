@@ -6608,25 +6608,6 @@ struct srpt_u32_attrib {
 	const char *why;
 };
 
-#define SRPT_LIMIT(m) .name = #m, .off = offsetof(struct srpt_port_limits, m)
-
-/* The numeric attributes of a port, under each of its TPGs' attrib/. */
-static const struct srpt_u32_attrib srpt_max_rdma_size_attrib = {
-	SRPT_LIMIT(srp_max_rdma_size),
-	.min = SRPT_MAX_RDMA_SIZE_MIN, .max = SRPT_MAX_RDMA_SIZE_MAX, .why = "",
-};
-
-static const struct srpt_u32_attrib srpt_max_rsp_size_attrib = {
-	SRPT_LIMIT(srp_max_rsp_size),
-	.min = SRPT_MAX_RSP_SIZE_MIN, .max = SRPT_MAX_RSP_SIZE_MAX,
-	.why = " (a task-management response is 40 bytes)",
-};
-
-static const struct srpt_u32_attrib srpt_sq_size_attrib = {
-	SRPT_LIMIT(srp_sq_size),
-	.min = SRPT_SQ_SIZE_MIN, .max = SRPT_SQ_SIZE_MAX, .why = "",
-};
-
 /* Pins the TPG's port in *@sport until srpt_sdev_put(). */
 static u32 *srpt_u32_attrib(struct config_item *item,
 			    const struct srpt_u32_attrib *a,
@@ -6667,45 +6648,31 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 	return count;
 }
 
-static ssize_t srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
-						      char *page)
-{
-	return srpt_show_u32_attrib(item, page, &srpt_max_rdma_size_attrib);
+/*
+ * The show and store of a numeric attribute of a port, under each of its
+ * TPGs' attrib/: member @m of &struct srpt_port_limits, from @lo to @hi,
+ * @why_ said on a refusal.
+ */
+#define SRPT_U32_ATTRIB(m, lo, hi, why_)					\
+static const struct srpt_u32_attrib srpt_##m##_attrib = {			\
+	.name = #m, .off = offsetof(struct srpt_port_limits, m),		\
+	.min = lo, .max = hi, .why = why_,					\
+};										\
+static ssize_t srpt_tpg_attrib_##m##_show(struct config_item *item,		\
+					  char *page)				\
+{										\
+	return srpt_show_u32_attrib(item, page, &srpt_##m##_attrib);		\
+}										\
+static ssize_t srpt_tpg_attrib_##m##_store(struct config_item *item,		\
+					   const char *page, size_t count)	\
+{										\
+	return srpt_store_u32_attrib(item, page, count, &srpt_##m##_attrib);	\
 }
 
-static ssize_t srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
-						       const char *page,
-						       size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count,
-				     &srpt_max_rdma_size_attrib);
-}
-
-static ssize_t srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
-						     char *page)
-{
-	return srpt_show_u32_attrib(item, page, &srpt_max_rsp_size_attrib);
-}
-
-static ssize_t srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
-						      const char *page,
-						      size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count,
-				     &srpt_max_rsp_size_attrib);
-}
-
-static ssize_t srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
-						char *page)
-{
-	return srpt_show_u32_attrib(item, page, &srpt_sq_size_attrib);
-}
-
-static ssize_t srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
-						 const char *page, size_t count)
-{
-	return srpt_store_u32_attrib(item, page, count, &srpt_sq_size_attrib);
-}
+SRPT_U32_ATTRIB(srp_max_rdma_size, SRPT_MAX_RDMA_SIZE_MIN, SRPT_MAX_RDMA_SIZE_MAX, "");
+SRPT_U32_ATTRIB(srp_max_rsp_size, SRPT_MAX_RSP_SIZE_MIN, SRPT_MAX_RSP_SIZE_MAX,
+		" (a task-management response is 40 bytes)");
+SRPT_U32_ATTRIB(srp_sq_size, SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX, "");
 
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
