@@ -496,6 +496,35 @@ static void srpt_rdma_cm_listeners_lines(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after, 0);
 }
 
+/*
+ * rdma_cm_port's pair: two wildcard listeners on the port, replaced as a
+ * whole by another port, gone with 0; portals are left alone.
+ */
+static void srpt_rdma_cm_listen_pair(struct kunit *test)
+{
+	struct srpt_portal *p;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, srpt_net_port(&init_net), 0);
+	KUNIT_ASSERT_EQ(test, srpt_rdma_cm_listen(&init_net, 5555), 0);
+	KUNIT_EXPECT_EQ(test, srpt_net_port(&init_net), 5555);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_listen(&init_net, 5556), 0);
+	KUNIT_EXPECT_EQ(test, srpt_net_port(&init_net), 5556);
+	n = 0;
+	mutex_lock(&srpt_rdma_cm_mutex);
+	list_for_each_entry(p, &srpt_portals, node) {
+		KUNIT_EXPECT_TRUE(test, p->wildcard && p->listening && p->cm_id);
+		KUNIT_EXPECT_EQ(test, srpt_portal_port(p), 5556);
+		KUNIT_EXPECT_TRUE(test, net_eq(p->net, &init_net));
+		n++;
+	}
+	mutex_unlock(&srpt_rdma_cm_mutex);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_listen(&init_net, 0), 0);
+	KUNIT_EXPECT_EQ(test, srpt_net_port(&init_net), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&srpt_portals));
+}
+
 static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE(srpt_name_hex_with_prefix),
 	KUNIT_CASE(srpt_name_hex_without_prefix),
@@ -515,6 +544,7 @@ static struct kunit_case srpt_name_cases[] = {
 	KUNIT_CASE_PARAM(srpt_portal_covers_gid, srpt_test_covers_gen_params),
 	KUNIT_CASE(srpt_login_info_lines),
 	KUNIT_CASE(srpt_rdma_cm_listeners_lines),
+	KUNIT_CASE(srpt_rdma_cm_listen_pair),
 	{}
 };
 
