@@ -1098,24 +1098,33 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 			    srpt_ch_state_name(ch->state));
 }
 
+/* An IB CM channel's QP to @state, with the attributes the CM gives. */
+static int srpt_ch_qp_cm_state(struct srpt_rdma_ch *ch, struct ib_qp *qp,
+			       enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_INIT) {
+		attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+		mask |= IB_QP_ACCESS_FLAGS;
+	}
+	return ib_modify_qp(qp, &attr, mask);
+}
+
 /**
  * srpt_init_ch_qp() - move a new IB CM channel's QP to INIT.
  * @ch: channel.
  * @qp: its QP.
  *
- * Return: 0 or the ib_modify_qp() error.
+ * Return: 0 or a negative errno.
  */
 static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = {};
-	int mask, ret;
-
-	attr.qp_state = IB_QPS_INIT;
-	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
-	return ib_modify_qp(qp, &attr, mask | IB_QP_ACCESS_FLAGS);
+	return srpt_ch_qp_cm_state(ch, qp, IB_QPS_INIT);
 }
 
 /**
@@ -1127,14 +1136,7 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = {};
-	int mask, ret;
-
-	attr.qp_state = IB_QPS_RTR;
-	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_cm_state(ch, qp, IB_QPS_RTR);
 }
 
 /**
@@ -1146,14 +1148,7 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = {};
-	int mask, ret;
-
-	attr.qp_state = IB_QPS_RTS;
-	ret = ib_cm_init_qp_attr(ch->ib_cm.cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_cm_state(ch, qp, IB_QPS_RTS);
 }
 
 /**
