@@ -275,6 +275,15 @@ static bool tmf_aborts(uint8_t func)
 	return func == 0x01 || func == 0x02 || func == 0x04 || func == 0x08 || func == 0x10;
 }
 
+/*
+ * Both requests carry the same LUN: SRP_CMD and SRP_TSK_MGMT have it at
+ * byte 20, and the target core's LUN takes all eight bytes.
+ */
+static bool same_lun(const struct pend *a, const struct pend *b)
+{
+	return a->len >= 28 && b->len >= 28 && !memcmp(a->head + 20, b->head + 20, 8);
+}
+
 /* Match responses to what is pending and count them. Return: -1 on a stray one. */
 static int reap(struct conn *c)
 {
@@ -304,10 +313,12 @@ static int reap(struct conn *c)
 			fz.tmf_code[ri.resp_code < 0 ? 255 : ri.resp_code]++;
 			/*
 			 * A completed TMF may have aborted any earlier command.
-			 * A LUN RESET also aborts the other TMFs of the device
-			 * the target core still runs when it starts, sent
-			 * before it or after (core_tmr_drain_tmr_list()), with
-			 * no response on the same session.
+			 * A LUN RESET runs in a work item of the target core
+			 * and aborts what the device has when it starts, with
+			 * no response on the same session: the commands and
+			 * the other TMFs sent before it, and those sent after
+			 * it to its LUN that arrived first
+			 * (core_tmr_lun_reset(), core_tmr_drain_tmr_list()).
 			 */
 			if ((ri.resp_code == TMF_RSP_COMPLETE || ri.resp_code < 0) &&
 			    tmf_aborts(fz.pend[j].func))
@@ -317,7 +328,8 @@ static int reap(struct conn *c)
 					if (fz.pend[k].optional || k == j)
 						continue;
 					if ((!tmf && fz.pend[k].tag < tag) ||
-					    (tmf && fz.pend[j].func == 0x08)) {
+					    (fz.pend[j].func == 0x08 &&
+					     (tmf || same_lun(&fz.pend[k], &fz.pend[j])))) {
 						fz.pend[k].optional = true;
 						fz.forgiven_by_tmf++;
 					}
