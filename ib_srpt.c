@@ -174,6 +174,8 @@ static struct workqueue_struct *srpt_io_wq;
 
 static LIST_HEAD(srpt_dev_list);
 static DEFINE_MUTEX(srpt_dev_mutex);
+/* Configfs target ports, attached or not; under srpt_dev_mutex. */
+static LIST_HEAD(srpt_tports);
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -187,7 +189,6 @@ static void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 static void srpt_xfer_cancel(struct srpt_send_ioctx *ioctx);
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx);
 static int srpt_refresh_port(struct srpt_port *sport);
-static void srpt_adopt_port_ids(struct srpt_port *sport);
 
 /* Parsed data buffer descriptors of an SRP_CMD. */
 struct srpt_data_desc {
@@ -4258,22 +4259,29 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
  */
 static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 {
-	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
+	struct srpt_tport *tports[2];
 	struct srpt_tpg *other;
 	bool any_live = false;
 	unsigned int i, n;
 
 	/* srpt_setup_session() reads @live under this mutex. */
-	mutex_lock(&stpg->sport_id->mutex);
+	mutex_lock(&stpg->tport->mutex);
 	stpg->live = false;
-	mutex_unlock(&stpg->sport_id->mutex);
+	mutex_unlock(&stpg->tport->mutex);
 
-	for (i = 0; i < ARRAY_SIZE(ids); i++) {
-		mutex_lock(&ids[i]->mutex);
-		list_for_each_entry(other, &ids[i]->tpg_list, entry)
+	/* sdev_mutex keeps the port's target ports attached. */
+	mutex_lock(&sport->sdev->sdev_mutex);
+	tports[0] = sport->gid_tport;
+	tports[1] = sport->guid_tport;
+	for (i = 0; i < ARRAY_SIZE(tports); i++) {
+		if (!tports[i])
+			continue;
+		mutex_lock(&tports[i]->mutex);
+		list_for_each_entry(other, &tports[i]->tpg_list, entry)
 			any_live |= other->live;
-		mutex_unlock(&ids[i]->mutex);
+		mutex_unlock(&tports[i]->mutex);
 	}
+	mutex_unlock(&sport->sdev->sdev_mutex);
 	if (!any_live)
 		srpt_set_enabled(sport, false);
 
@@ -4434,16 +4442,18 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 			      const u8 i_port_id[16], const struct sockaddr *src,
 			      char *name)
 {
-	struct srpt_port_id *ids[] = { sport->gid_id, sport->guid_id };
+	struct srpt_tport *tports[] = { sport->gid_tport, sport->guid_tport };
 	struct srpt_tpg *stpg;
 	int i, ret = -EACCES;
 
 	lockdep_assert_held(&sport->sdev->sdev_mutex);
-	for (i = 0; i < ARRAY_SIZE(ids) && ret; i++) {
-		mutex_lock(&ids[i]->mutex);
-		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+	for (i = 0; i < ARRAY_SIZE(tports) && ret; i++) {
+		if (!tports[i])
+			continue;
+		mutex_lock(&tports[i]->mutex);
+		list_for_each_entry(stpg, &tports[i]->tpg_list, entry) {
 			if (!stpg->live ||
-			    !srpt_find_acl(&stpg->tpg, ids[i] == sport->guid_id,
+			    !srpt_find_acl(&stpg->tpg, tports[i]->guid_form,
 					   i_port_id, src, name))
 				continue;
 			ret = 0;
@@ -4459,7 +4469,7 @@ static int srpt_setup_session(struct srpt_port *sport, struct srpt_rdma_ch *ch,
 				WRITE_ONCE(ch->se_tpg, &stpg->tpg);
 			break;
 		}
-		mutex_unlock(&ids[i]->mutex);
+		mutex_unlock(&tports[i]->mutex);
 	}
 	return ret;
 }
@@ -5650,33 +5660,38 @@ out:
 	return ret;
 }
 
-/* ==== HCAs and ports: add, remove, port ID adoption ===================== */
+/* ==== HCAs and ports: add, remove, target ports attached ================ */
 
-static void srpt_refresh_port_work(struct work_struct *work)
+/*
+ * Return: whether @name names @sport, in its GUID form (*@guid_form true)
+ * or its GID form ("0x" + 32 hex digits, also without "0x" or with "ib.").
+ */
+static bool srpt_port_has_name(const struct srpt_port *sport, const char *name,
+			       bool *guid_form)
 {
-	struct srpt_port *sport = container_of(work, struct srpt_port, work);
+	const char *gid_name = name;
 
-	srpt_refresh_port(sport);
-	/* A late GID may name a removed port. */
-	mutex_lock(&srpt_dev_mutex);
-	if (!READ_ONCE(sport->sdev->removed))
-		srpt_adopt_port_ids(sport);
-	mutex_unlock(&srpt_dev_mutex);
+	if (!sport->gid_valid)
+		return false;
+	if (!strncasecmp(name, "ib.", 3))
+		gid_name = name + 3;
+	else if (!strncasecmp(name, "0x", 2))
+		gid_name = name + 2;
+	*guid_form = !strcasecmp(name, sport->port_guid);
+	return *guid_form || !strcasecmp(gid_name, sport->port_gid + 2);
 }
 
-static void srpt_init_port_id(struct srpt_port *sport, struct srpt_port_id *id)
+static struct srpt_tport **srpt_tport_slot(struct srpt_port *sport,
+					   bool guid_form)
 {
-	id->home = sport;
-	id->sport = sport;
-	mutex_init(&id->mutex);
-	INIT_LIST_HEAD(&id->tpg_list);
+	return guid_form ? &sport->guid_tport : &sport->gid_tport;
 }
 
 /*
  * No drain needed: channels keep the receive side they were created with
  * and the SRQ is freed only after them.
  */
-static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
+static void srpt_attach_use_srq(struct srpt_device *sdev, bool want)
 {
 	u32 i;
 	int ret;
@@ -5685,7 +5700,7 @@ static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 	if (want && !sdev->use_srq) {
 		ret = srpt_alloc_srq(sdev);
 		if (ret)
-			pr_warn("%s: the adopted configuration asks for use_srq=1, but an SRQ of %d entries failed (%d): using per-channel receive rings\n",
+			pr_warn("%s: the target port's configuration asks for use_srq=1, but an SRQ of %d entries failed (%d): using per-channel receive rings\n",
 				dev_name(&sdev->device->dev), sdev->srq_size,
 				ret);
 		else
@@ -5696,112 +5711,84 @@ static void srpt_adopt_use_srq(struct srpt_device *sdev, bool want)
 }
 
 /*
- * Configfs target ports outlive their device: a re-added device (hot-plug,
- * driver reload) with the same port name takes over @old_name with its
- * TPGs, ACLs, LUNs and attributes. @slot: @sport's guid_id or gid_id; @id:
- * the removed port's slot of that kind.
+ * @sport serves @tport from now on: the port takes the target port's
+ * attributes, and accepts logins if one of its TPGs is enabled.
  */
-static void srpt_adopt_port_id(struct srpt_port *sport,
-			       struct srpt_port_id **slot,
-			       struct srpt_port_id *id, const char *name,
-			       const char *old_name)
+static void srpt_tport_attach(struct srpt_tport *tport, struct srpt_port *sport)
 {
+	struct srpt_device *sdev = sport->sdev;
 	struct srpt_tpg *stpg;
 	bool enabled = false;
 
 	lockdep_assert_held(&srpt_dev_mutex);
-	if ((*slot)->home != sport || !sport->gid_valid ||
-	    !id->home->gid_valid || strcasecmp(name, old_name))
-		return;
-
-	mutex_lock(&id->mutex);
-	if (!id->name[0] || id->sport != id->home) {
-		mutex_unlock(&id->mutex);
-		return;
-	}
-	id->sport = sport;
-	list_for_each_entry(stpg, &id->tpg_list, entry)
+	mutex_lock(&sdev->sdev_mutex);
+	mutex_lock(&tport->mutex);
+	tport->sport = sport;
+	sport->limits = tport->limits;
+	list_for_each_entry(stpg, &tport->tpg_list, entry)
 		enabled |= stpg->live;
-	mutex_unlock(&id->mutex);
-
-	mutex_lock(&sport->sdev->sdev_mutex);
-	*slot = id;
-	sport->limits = id->home->limits;
-	srpt_adopt_use_srq(sport->sdev, sport->limits.use_srq);
-	mutex_lock(&sport->mutex);
-	if (enabled)
+	mutex_unlock(&tport->mutex);
+	*srpt_tport_slot(sport, tport->guid_form) = tport;
+	srpt_attach_use_srq(sdev, sport->limits.use_srq);
+	if (enabled) {
+		mutex_lock(&sport->mutex);
 		sport->enabled = true;
-	mutex_unlock(&sport->mutex);
-	mutex_unlock(&sport->sdev->sdev_mutex);
-	/* Dropped by srpt_return_port_id(). */
-	srpt_sdev_get(sport->sdev);
-	pr_info("%s port %u: serves the configured target port %s again%s\n",
-		dev_name(&sport->sdev->device->dev), sport->port, id->name,
-		enabled ? ", logins enabled" : "");
+		mutex_unlock(&sport->mutex);
+	}
+	mutex_unlock(&sdev->sdev_mutex);
 }
 
-static void srpt_adopt_port_ids(struct srpt_port *sport)
+/* The target port keeps @sport's attributes for the next HCA port. */
+static void srpt_tport_detach(struct srpt_tport *tport)
 {
-	struct srpt_device *gone;
-	struct srpt_port *old;
-	u32 j;
+	struct srpt_port *sport = tport->sport;
 
 	lockdep_assert_held(&srpt_dev_mutex);
-	list_for_each_entry(gone, &srpt_dev_list, list) {
-		if (!gone->removed || gone == sport->sdev)
-			continue;
-		for (j = 0; j < gone->port_cnt; j++) {
-			old = &gone->port[j];
-			srpt_adopt_port_id(sport, &sport->guid_id,
-					   &old->port_guid_id, sport->port_guid,
-					   old->port_guid);
-			srpt_adopt_port_id(sport, &sport->gid_id,
-					   &old->port_gid_id, sport->port_gid,
-					   old->port_gid);
-		}
-	}
+	if (!sport)
+		return;
+	mutex_lock(&sport->sdev->sdev_mutex);
+	*srpt_tport_slot(sport, tport->guid_form) = NULL;
+	mutex_lock(&tport->mutex);
+	tport->limits = sport->limits;
+	tport->sport = NULL;
+	mutex_unlock(&tport->mutex);
+	mutex_unlock(&sport->sdev->sdev_mutex);
 }
 
 /*
- * Return: the device that served @id, whose pin the caller drops with
- * srpt_sdev_put() after unlocking srpt_dev_mutex; NULL if @id was home.
+ * Configfs target ports outlive their HCA: a re-added device (hot-plug,
+ * driver reload) whose port has the same name serves them again, with
+ * their TPGs, ACLs, LUNs and attributes.
  */
-static struct srpt_device *srpt_return_port_id(struct srpt_port_id *id)
+static void srpt_attach_tports(struct srpt_port *sport)
 {
-	struct srpt_port *sport = id->sport;
-	struct srpt_device *sdev = sport->sdev;
+	struct srpt_tport *tport;
+	bool guid_form;
 
 	lockdep_assert_held(&srpt_dev_mutex);
-	if (sport == id->home)
-		return NULL;
-
-	mutex_lock(&sdev->sdev_mutex);
-	if (sport->guid_id == id)
-		sport->guid_id = &sport->port_guid_id;
-	if (sport->gid_id == id)
-		sport->gid_id = &sport->port_gid_id;
-	mutex_unlock(&sdev->sdev_mutex);
-
-	mutex_lock(&id->mutex);
-	id->sport = id->home;
-	mutex_unlock(&id->mutex);
-	return sdev;
+	list_for_each_entry(tport, &srpt_tports, entry) {
+		if (tport->sport ||
+		    !srpt_port_has_name(sport, tport->name, &guid_form) ||
+		    guid_form != tport->guid_form ||
+		    *srpt_tport_slot(sport, guid_form))
+			continue;
+		srpt_tport_attach(tport, sport);
+		pr_info("%s port %u: serves the configured target port %s again%s\n",
+			dev_name(&sport->sdev->device->dev), sport->port,
+			tport->name, sport->enabled ? ", logins enabled" : "");
+	}
 }
 
-/* Return: pins on @sdev to drop after unlocking srpt_dev_mutex. */
-static unsigned int srpt_return_port_ids(struct srpt_device *sdev)
+static void srpt_refresh_port_work(struct work_struct *work)
 {
-	unsigned int pins = 0;
-	u32 i;
+	struct srpt_port *sport = container_of(work, struct srpt_port, work);
 
-	lockdep_assert_held(&srpt_dev_mutex);
-	for (i = 0; i < sdev->port_cnt; i++) {
-		if (srpt_return_port_id(sdev->port[i].guid_id))
-			pins++;
-		if (srpt_return_port_id(sdev->port[i].gid_id))
-			pins++;
-	}
-	return pins;
+	srpt_refresh_port(sport);
+	/* A late GID may name a detached target port. */
+	mutex_lock(&srpt_dev_mutex);
+	if (!READ_ONCE(sport->sdev->removed))
+		srpt_attach_tports(sport);
+	mutex_unlock(&srpt_dev_mutex);
 }
 
 /* Return: 0, or a negative errno with no CM ID left. */
@@ -5844,10 +5831,6 @@ static int srpt_init_port(struct srpt_device *sdev, u32 port)
 	sport->limits.srp_max_rsp_size = SRPT_MAX_RSP_SIZE_DEFAULT;
 	sport->limits.srp_sq_size = SRPT_SQ_SIZE_DEFAULT;
 	sport->limits.use_srq = false;
-	srpt_init_port_id(sport, &sport->port_guid_id);
-	srpt_init_port_id(sport, &sport->port_gid_id);
-	sport->guid_id = &sport->port_guid_id;
-	sport->gid_id = &sport->port_gid_id;
 	ret = srpt_refresh_port(sport);
 	if (ret)
 		pr_err("%s port %u: query failed: %d\n",
@@ -5912,7 +5895,7 @@ static int srpt_add_one(struct ib_device *device)
 
 	mutex_lock(&srpt_dev_mutex);
 	for (i = 0; i < sdev->port_cnt; i++)
-		srpt_adopt_port_ids(&sdev->port[i]);
+		srpt_attach_tports(&sdev->port[i]);
 	list_add_tail(&sdev->list, &srpt_dev_list);
 	mutex_unlock(&srpt_dev_mutex);
 	ib_set_client_data(device, &srpt_client, sdev);
@@ -5939,13 +5922,12 @@ err_free:
  * @device: the device going away.
  * @client_data: our &struct srpt_device.
  *
- * Closes every channel and waits for it, frees the HCA resources; the
- * structure lives on while configfs target ports reference it.
+ * Closes every channel and waits for it, detaches the configfs target
+ * ports and frees the HCA resources.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
-	unsigned int pins;
 	u32 i;
 
 	mutex_lock(&sdev->sdev_mutex);
@@ -5969,12 +5951,14 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 
 	queue_work(srpt_wq, &srpt_prune_work);
 
-	/* Stays on the list: a re-added device may adopt its names. */
 	mutex_lock(&srpt_dev_mutex);
-	pins = srpt_return_port_ids(sdev);
+	for (i = 0; i < sdev->port_cnt; i++) {
+		if (sdev->port[i].guid_tport)
+			srpt_tport_detach(sdev->port[i].guid_tport);
+		if (sdev->port[i].gid_tport)
+			srpt_tport_detach(sdev->port[i].gid_tport);
+	}
 	mutex_unlock(&srpt_dev_mutex);
-	while (pins--)
-		srpt_sdev_put(sdev);
 
 	mutex_lock(&sdev->sdev_mutex);
 	srpt_free_srq(sdev, true);
@@ -6117,71 +6101,46 @@ static bool srpt_pr_name(const char *name)
  * srpt_lookup_port() - find the RDMA port a target port name refers to.
  * @name: GUID form "hhhh:hhhh:hhhh:hhhh" or GID form "0x" + 32 hex digits
  *        of GID 0 (also without "0x" or with "ib."); any case.
- * @port_id: receives the port's name slot for this spelling.
+ * @guid_form: receives whether @name is in the GUID form.
  *
- * Takes a device reference; the caller drops it with srpt_sdev_put().
- *
+ * Context: srpt_dev_mutex held; the port stays valid while it is.
  * Return: the port, or NULL if no present device's port has that name.
  */
-static struct srpt_port *srpt_lookup_port(const char *name,
-					  struct srpt_port_id **port_id)
+static struct srpt_port *srpt_lookup_port(const char *name, bool *guid_form)
 {
-	const char *gid_name = name;
 	struct srpt_device *sdev;
-	struct srpt_port *sport;
 	u32 i;
 
-	*port_id = NULL;
-	if (!strncasecmp(name, "ib.", 3))
-		gid_name = name + 3;
-	else if (!strncasecmp(name, "0x", 2))
-		gid_name = name + 2;
-
-	mutex_lock(&srpt_dev_mutex);
+	lockdep_assert_held(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
 		if (sdev->removed)
 			continue;
-		for (i = 0; i < sdev->port_cnt; i++) {
-			sport = &sdev->port[i];
-			if (!sport->gid_valid)
-				continue;
-			if (!strcasecmp(name, sport->port_guid)) {
-				*port_id = sport->guid_id;
-				goto found;
-			}
-			if (!strcasecmp(gid_name, sport->port_gid + 2)) {
-				*port_id = sport->gid_id;
-				goto found;
-			}
-		}
+		for (i = 0; i < sdev->port_cnt; i++)
+			if (srpt_port_has_name(&sdev->port[i], name, guid_form))
+				return &sdev->port[i];
 	}
-	mutex_unlock(&srpt_dev_mutex);
 	return NULL;
-
-found:
-	srpt_sdev_get(sdev);
-	mutex_unlock(&srpt_dev_mutex);
-	return sport;
 }
 
-static struct srpt_port_id *srpt_wwn_to_port_id(struct se_wwn *wwn)
+static struct srpt_tport *srpt_wwn_to_tport(struct se_wwn *wwn)
 {
-	return container_of(wwn, struct srpt_port_id, wwn);
+	return container_of(wwn, struct srpt_tport, wwn);
 }
 
 /*
- * The port changes when its device goes or comes back (srpt_adopt_port_ids()):
- * read under the name's mutex, device pinned until srpt_sdev_put().
+ * The HCA port serving @tpg's target port, NULL while none does: read
+ * under the target port's mutex, device pinned until srpt_sdev_put().
  */
 static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 {
-	struct srpt_port_id *id = srpt_wwn_to_port_id(tpg->se_tpg_wwn);
+	struct srpt_tport *tport = srpt_wwn_to_tport(tpg->se_tpg_wwn);
 	struct srpt_port *sport;
 
-	mutex_lock(&id->mutex);
-	sport = id->sport;
-	srpt_sdev_get(sport->sdev);
-	mutex_unlock(&id->mutex);
+	mutex_lock(&tport->mutex);
+	sport = tport->sport;
+	if (sport)
+		srpt_sdev_get(sport->sdev);
+	mutex_unlock(&tport->mutex);
 	return sport;
 }
 
@@ -6316,9 +6275,12 @@ static ssize_t srpt_tpg_login_info_show(struct config_item *item, char *page)
 						   struct se_portal_group,
 						   tpg_group);
 	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
-	struct srpt_device *sdev = sport->sdev;
+	struct srpt_device *sdev;
 	int at = 0;
 
+	if (!sport)
+		return 0;
+	sdev = sport->sdev;
 	mutex_lock(&sdev->sdev_mutex);
 	if (!sdev->removed)
 		at = srpt_login_lines(sport, page);
@@ -6340,15 +6302,17 @@ static struct configfs_attribute *srpt_tpg_base_attrs[] = {
  * @group: unused.
  * @name: GUID or GID form name, see srpt_lookup_port().
  *
- * Return: the WWN of the port's name slot, ERR_PTR(-EINVAL) if no port has
- * that name, ERR_PTR(-EEXIST) if the slot is in use (another spelling).
+ * Return: the new target port's WWN, attached to the port of that name;
+ * ERR_PTR(-EINVAL) if no present port has that name, ERR_PTR(-EEXIST) if
+ * the port has a target port of that form already (another spelling).
  */
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 				      struct config_group *group,
 				      const char *name)
 {
-	struct srpt_port_id *port_id;
+	struct srpt_tport *tport;
 	struct srpt_port *sport;
+	bool guid_form;
 
 	/* Spellings rtslib could not read back; say which one to use. */
 	if (!strncasecmp(name, "ib.", 3) ||
@@ -6358,54 +6322,49 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		return ERR_PTR(-EINVAL);
 	}
 
-	sport = srpt_lookup_port(name, &port_id);
-	if (!sport) {
+	tport = kzalloc_obj(*tport, GFP_KERNEL);
+	if (!tport)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&tport->mutex);
+	INIT_LIST_HEAD(&tport->tpg_list);
+	strscpy(tport->name, name, sizeof(tport->name));
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_lookup_port(name, &guid_form);
+	if (!sport || *srpt_tport_slot(sport, guid_form)) {
+		mutex_unlock(&srpt_dev_mutex);
+		kfree(tport);
+		if (sport)
+			return ERR_PTR(-EEXIST);
 		pr_info("%s: no RDMA port with this GUID (hhhh:hhhh:hhhh:hhhh) or GID (0x + 32 hex digits) at GID index 0\n",
 			name);
 		return ERR_PTR(-EINVAL);
 	}
-
-	mutex_lock(&port_id->mutex);
-	if (port_id->name[0]) {
-		mutex_unlock(&port_id->mutex);
-		srpt_sdev_put(sport->sdev);
-		return ERR_PTR(-EEXIST);
-	}
-	memset(&port_id->wwn, 0, sizeof(port_id->wwn));
-	strscpy(port_id->name, name, sizeof(port_id->name));
-	mutex_unlock(&port_id->mutex);
-
-	if (port_id == &port_id->home->port_guid_id)
+	tport->guid_form = guid_form;
+	tport->limits = sport->limits;
+	srpt_tport_attach(tport, sport);
+	list_add_tail(&tport->entry, &srpt_tports);
+	if (guid_form)
 		pr_notice("%s: GUID-named target port: ACLs name initiator port GUIDs (IB CM) and IP addresses (RDMA/CM); targetcli cannot list it (`targetcli ls` and saveconfig fail while it exists), use %s for that\n",
 			  name, sport->port_gid);
-	return &port_id->wwn;
+	mutex_unlock(&srpt_dev_mutex);
+	return &tport->wwn;
 }
 
 /**
  * srpt_drop_tport() - configfs callback removing a target port.
- * @wwn: from srpt_make_tport().
- *
- * Returns an adopted name to its home port, frees the slot and drops the
- * srpt_make_tport() device reference, which may free @wwn.
+ * @wwn: from srpt_make_tport(); freed here.
  */
 static void srpt_drop_tport(struct se_wwn *wwn)
 {
-	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
-	struct srpt_device *sdev = port_id->home->sdev;
-	struct srpt_device *adopter;
+	struct srpt_tport *tport = srpt_wwn_to_tport(wwn);
 
 	mutex_lock(&srpt_dev_mutex);
-	adopter = srpt_return_port_id(port_id);
+	srpt_tport_detach(tport);
+	list_del(&tport->entry);
 	mutex_unlock(&srpt_dev_mutex);
-	if (adopter)
-		srpt_sdev_put(adopter);
-
-	mutex_lock(&port_id->mutex);
-	WARN_ON_ONCE(!list_empty(&port_id->tpg_list));
-	port_id->name[0] = '\0';
-	mutex_unlock(&port_id->mutex);
-
-	srpt_sdev_put(sdev);
+	WARN_ON_ONCE(!list_empty(&tport->tpg_list));
+	kfree(tport);
 }
 
 /*
@@ -6440,7 +6399,7 @@ static int srpt_tpg_name_tag(const char *name, u16 *tag)
 static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
 {
-	struct srpt_port_id *port_id = srpt_wwn_to_port_id(wwn);
+	struct srpt_tport *tport = srpt_wwn_to_tport(wwn);
 	struct srpt_tpg *stpg;
 	u16 tag;
 	int ret;
@@ -6454,7 +6413,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	stpg = kzalloc_obj(*stpg, GFP_KERNEL);
 	if (!stpg)
 		return ERR_PTR(-ENOMEM);
-	stpg->sport_id = port_id;
+	stpg->tport = tport;
 	stpg->tag = tag;
 
 	ret = core_tpg_register(wwn, &stpg->tpg, SCSI_PROTOCOL_SRP);
@@ -6463,9 +6422,9 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 		return ERR_PTR(ret);
 	}
 
-	mutex_lock(&port_id->mutex);
-	list_add_tail(&stpg->entry, &port_id->tpg_list);
-	mutex_unlock(&port_id->mutex);
+	mutex_lock(&tport->mutex);
+	list_add_tail(&stpg->entry, &tport->tpg_list);
+	mutex_unlock(&tport->mutex);
 
 	return &stpg->tpg;
 }
@@ -6477,16 +6436,17 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
 	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
-	struct srpt_port_id *port_id = stpg->sport_id;
+	struct srpt_tport *tport = stpg->tport;
 	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
 
-	if (stpg->live)
+	if (sport && stpg->live)
 		srpt_tpg_stop(sport, stpg);
-	srpt_sdev_put(sport->sdev);
+	if (sport)
+		srpt_sdev_put(sport->sdev);
 
-	mutex_lock(&port_id->mutex);
+	mutex_lock(&tport->mutex);
 	list_del(&stpg->entry);
-	mutex_unlock(&port_id->mutex);
+	mutex_unlock(&tport->mutex);
 
 	core_tpg_deregister(tpg);
 	kfree(stpg);
@@ -6494,7 +6454,8 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 
 /*
  * Disabling logs out the TPG's channels (all of the port's if no other TPG
- * is enabled). Return: 0, or -ENODEV when enabling on a removed device.
+ * is enabled). Return: 0, or -ENODEV when enabling while no HCA port
+ * serves the target port.
  */
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
@@ -6502,23 +6463,28 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
 	int ret = 0;
 
-	if (enable && READ_ONCE(sport->sdev->removed)) {
+	if (enable && (!sport || READ_ONCE(sport->sdev->removed))) {
 		ret = -ENODEV;
 	} else if (enable) {
-		mutex_lock(&stpg->sport_id->mutex);
+		mutex_lock(&stpg->tport->mutex);
 		stpg->live = true;
-		mutex_unlock(&stpg->sport_id->mutex);
+		mutex_unlock(&stpg->tport->mutex);
 		srpt_set_enabled(sport, true);
-	} else {
+	} else if (sport) {
 		srpt_tpg_stop(sport, stpg);
+	} else {
+		mutex_lock(&stpg->tport->mutex);
+		stpg->live = false;
+		mutex_unlock(&stpg->tport->mutex);
 	}
-	srpt_sdev_put(sport->sdev);
+	if (sport)
+		srpt_sdev_put(sport->sdev);
 	return ret;
 }
 
 static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
 {
-	return srpt_wwn_to_port_id(tpg->se_tpg_wwn)->name;
+	return srpt_wwn_to_tport(tpg->se_tpg_wwn)->name;
 }
 
 /* N for "tpgt_N", 1 for any other name. */
@@ -6559,9 +6525,7 @@ static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
-	struct srpt_port_id *port_id =
-		srpt_wwn_to_port_id(se_nacl->se_tpg->se_tpg_wwn);
-	bool guid_port = port_id == &port_id->home->port_guid_id;
+	bool guid_port = srpt_wwn_to_tport(se_nacl->se_tpg->se_tpg_wwn)->guid_form;
 	enum srpt_acl_form form;
 	u8 id[16];
 
@@ -6603,24 +6567,31 @@ struct srpt_u32_attrib {
 	const char *why;
 };
 
-/* Pins the TPG's port in *@sport until srpt_sdev_put(). */
-static u32 *srpt_u32_attrib(struct config_item *item,
-			    const struct srpt_u32_attrib *a,
-			    struct srpt_port **sport)
+/*
+ * The attached port's attributes, else the target port's own copy; under
+ * the target port's mutex, which keeps the port attached.
+ */
+static struct srpt_port_limits *srpt_tport_limits(struct srpt_tport *tport)
 {
-	*sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	return (u32 *)((u8 *)&(*sport)->limits + a->off);
+	lockdep_assert_held(&tport->mutex);
+	return tport->sport ? &tport->sport->limits : &tport->limits;
+}
+
+static struct srpt_tport *srpt_attrib_tport(struct config_item *item)
+{
+	return srpt_wwn_to_tport(attrib_to_tpg(item)->se_tpg_wwn);
 }
 
 static ssize_t srpt_show_u32_attrib(struct config_item *item, char *page,
 				    const struct srpt_u32_attrib *a)
 {
-	struct srpt_port *sport;
-	ssize_t ret;
+	struct srpt_tport *tport = srpt_attrib_tport(item);
+	u32 val;
 
-	ret = sysfs_emit(page, "%u\n", READ_ONCE(*srpt_u32_attrib(item, a, &sport)));
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	mutex_lock(&tport->mutex);
+	val = READ_ONCE(*(u32 *)((u8 *)srpt_tport_limits(tport) + a->off));
+	mutex_unlock(&tport->mutex);
+	return sysfs_emit(page, "%u\n", val);
 }
 
 /* Return: @count, or -EINVAL (unchanged) outside [@a->min, @a->max]. */
@@ -6628,7 +6599,7 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 				     size_t count,
 				     const struct srpt_u32_attrib *a)
 {
-	struct srpt_port *sport;
+	struct srpt_tport *tport = srpt_attrib_tport(item);
 	u32 val;
 
 	if (kstrtou32(page, 0, &val) || val < a->min || val > a->max) {
@@ -6638,8 +6609,9 @@ static ssize_t srpt_store_u32_attrib(struct config_item *item, const char *page,
 	}
 
 	/* Logins read the attributes without the configfs locks. */
-	WRITE_ONCE(*srpt_u32_attrib(item, a, &sport), val);
-	srpt_sdev_put(sport->sdev);
+	mutex_lock(&tport->mutex);
+	WRITE_ONCE(*(u32 *)((u8 *)srpt_tport_limits(tport) + a->off), val);
+	mutex_unlock(&tport->mutex);
 	return count;
 }
 
@@ -6672,15 +6644,19 @@ SRPT_U32_ATTRIB(srp_sq_size, SRPT_SQ_SIZE_MIN, SRPT_SQ_SIZE_MAX, "");
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
 {
-	struct srpt_port *sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	ssize_t ret;
+	struct srpt_tport *tport = srpt_attrib_tport(item);
+	bool use_srq;
 
-	ret = sysfs_emit(page, "%u\n", sport->limits.use_srq);
-	srpt_sdev_put(sport->sdev);
-	return ret;
+	mutex_lock(&tport->mutex);
+	use_srq = srpt_tport_limits(tport)->use_srq;
+	mutex_unlock(&tport->mutex);
+	return sysfs_emit(page, "%u\n", use_srq);
 }
 
-/* Channels of the device are logged out (srpt_port_set_use_srq()). */
+/*
+ * Channels of the device are logged out (srpt_port_set_use_srq()); kept
+ * for the next HCA port while none serves the target port.
+ */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
@@ -6692,9 +6668,15 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 		return -EINVAL;
 
 	sport = srpt_tpg_sport_get(attrib_to_tpg(item));
+	if (!sport) {
+		struct srpt_tport *tport = srpt_attrib_tport(item);
+
+		mutex_lock(&tport->mutex);
+		srpt_tport_limits(tport)->use_srq = use_srq;
+		mutex_unlock(&tport->mutex);
+		return count;
+	}
 	ret = srpt_port_set_use_srq(sport, use_srq);
-	if (!ret)
-		WRITE_ONCE(sport->limits.use_srq, use_srq);
 	srpt_sdev_put(sport->sdev);
 	return ret ? ret : count;
 }
@@ -7160,7 +7142,7 @@ module_exit(srpt_cleanup_module);
 #include "kunit/srpt_rsp_kunit.c"
 #include "kunit/srpt_name_kunit.c"
 #include "kunit/srpt_state_kunit.c"
-#include "kunit/srpt_adopt_kunit.c"
+#include "kunit/srpt_tport_kunit.c"
 #include "kunit/srpt_sq_kunit.c"
 #include "kunit/srpt_credit_kunit.c"
 #include "kunit/srpt_stats_kunit.c"

@@ -5,9 +5,12 @@
  *
  * Lifetimes:
  *  - struct srpt_device is refcounted (kref); the ib_client holds one
- *    reference, every configfs target port (wwn) holds one, every channel
- *    holds one. It is freed when the last one goes, so a configfs directory
- *    may outlive its HCA (rdma link delete) without a use-after-free.
+ *    reference, every channel holds one, and a configfs callback holds one
+ *    while it works on the port. It is freed when the last one goes.
+ *  - struct srpt_tport, a configfs target port, lives from mkdir to rmdir
+ *    on its own; it is attached to the HCA port its name names while that
+ *    port is present, so a configfs directory outlives its HCA (rdma link
+ *    delete) and serves a re-added one.
  *  - struct srpt_rdma_ch is refcounted (kref). The initial reference
  *    belongs to the channel itself and is dropped at the end of its
  *    release work, which runs once, after the login callback is done with
@@ -21,17 +24,17 @@
  * Lock order (outer first; lockdep checks it on the debug kernel tier):
  *   srpt_rdma_cm_mutex        the RDMA/CM listeners of every namespace
  *   [RDMA/CM handler_mutex]   held around our RDMA/CM event handler
- *   srpt_dev_mutex            srpt_dev_list and the port names
+ *   srpt_dev_mutex            srpt_dev_list, srpt_tports, the port names
  *   srpt_device.sdev_mutex    use_srq, the SRQ, device removal
- *   srpt_port_id.mutex        a configfs name's TPG list and its port
+ *   srpt_tport.mutex          a target port's TPG list and its HCA port
  *   [LIO acl_node_mutex]      taken by the target core under the above
  *   srpt_port.mutex           the port's initiators and their channels
  *   srpt_rdma_ch.spinlock     innermost; irqsave, any context
  *   srpt_portal_lock          portal listeners; under srpt_rdma_cm_mutex
  *                             or alone (RDMA/CM handler), nothing under it
- * srpt_port_id.mutex and srpt_port.mutex are never held together. The IB
+ * srpt_tport.mutex and srpt_port.mutex are never held together. The IB
  * CM and RDMA/CM handlers take locks from srpt_dev_mutex inward; configfs
- * callbacks enter at srpt_rdma_cm_mutex (listeners) or srpt_port_id.mutex
+ * callbacks enter at srpt_rdma_cm_mutex (listeners) or srpt_tport.mutex
  * (TPGs, ACLs). All mutexes are taken in process context only. Waits for
  * channels to go (release work, drains) happen with no driver lock held,
  * and srpt_sdev_put() is never called under one: the last put may free
@@ -785,39 +788,41 @@ struct srpt_port_limits {
 };
 
 /**
- * struct srpt_tpg - a TPG of a target port name (any directory name).
- * @entry: on &srpt_port_id.tpg_list.
- * @sport_id: owner.
+ * struct srpt_tpg - a TPG of a target port (any directory name).
+ * @entry: on &srpt_tport.tpg_list.
+ * @tport: owner.
  * @tag: portal group tag: N for "tpgt_N", else 1.
  * @tpg: LIO portal group.
  * @live: enabled; new sessions may join it. Protected by the owner's
- *	  &srpt_port_id.mutex.
+ *	  &srpt_tport.mutex.
  */
 struct srpt_tpg {
 	struct list_head	entry;
-	struct srpt_port_id	*sport_id;
+	struct srpt_tport	*tport;
 	u16			tag;
 	struct se_portal_group	tpg;
 	bool			live;
 };
 
 /**
- * struct srpt_port_id - one of the two names (GUID or GID form) of a port.
- * @home: port whose memory holds this slot; its device is pinned by the
- *        configfs target port while @name is set.
- * @sport: port the name serves: @home, or the same-named port of a device
- *         added after @home's device was removed (then that device is
- *         pinned too, see srpt_adopt_port_ids()). Changed under @mutex and
- *         srpt_dev_mutex.
- * @mutex: protects @tpg_list and @sport.
- * @tpg_list: TPGs under this name.
- * @wwn: LIO WWN, non-NULL while the configfs directory exists.
+ * struct srpt_tport - a configfs target port: one name of an HCA port, in
+ * the GUID or the GID form, with its TPGs.
+ * @entry: on srpt_tports, under srpt_dev_mutex.
+ * @sport: the HCA port serving the name, NULL while none present has it.
+ *         Changed under srpt_dev_mutex, its device's sdev_mutex and @mutex.
+ * @guid_form: @name is a port GUID; its ACLs name port GUIDs and addresses.
+ * @limits: the port's attributes, kept here while @sport is NULL.
+ * @mutex: protects @sport, @limits and @tpg_list.
+ * @tpg_list: TPGs of this target port.
+ * @wwn: LIO WWN.
  * @name: the name as the user wrote it.
  */
-struct srpt_port_id {
-	struct srpt_port	*home;
+struct srpt_tport {
+	struct list_head	entry;
 	struct srpt_port	*sport;
-	struct mutex		mutex;		/* protects @tpg_list, @sport */
+	bool			guid_form;
+	struct srpt_port_limits	limits;
+	struct mutex		mutex;		/* see kernel-doc above */
 	struct list_head	tpg_list;
 	struct se_wwn		wwn;
 	char			name[64];
@@ -834,12 +839,10 @@ struct srpt_port_id {
  * @lid: port LID.
  * @gid: GID index 0.
  * @work: refreshes the port after an event.
- * @port_guid_id: GUID-form name slot.
- * @port_gid_id: GID-form name slot.
- * @guid_id: GUID-form slot in use: @port_guid_id, or the slot of a removed
- *           device's port with the same name. Changed under srpt_dev_mutex
- *           and &srpt_device.sdev_mutex; logins read it under the latter.
- * @gid_id: GID-form slot in use, like @guid_id.
+ * @guid_tport: the configfs target port of the GUID-form name, or NULL.
+ *              Changed under srpt_dev_mutex and &srpt_device.sdev_mutex;
+ *              logins read it under the latter.
+ * @gid_tport: the same for the GID-form name.
  * @limits: configfs attributes.
  * @refcount: channels on this port; released waits for zero.
  * @freed_channels: signalled when @refcount drops.
@@ -861,10 +864,8 @@ struct srpt_port {
 	u32			lid;
 	union ib_gid		gid;
 	struct work_struct	work;
-	struct srpt_port_id	port_guid_id;
-	struct srpt_port_id	port_gid_id;
-	struct srpt_port_id	*guid_id;
-	struct srpt_port_id	*gid_id;
+	struct srpt_tport	*guid_tport;
+	struct srpt_tport	*gid_tport;
 	struct srpt_port_limits	limits;
 	atomic_t		refcount;
 	wait_queue_head_t	freed_channels;
@@ -879,7 +880,7 @@ struct srpt_port {
  * @device: RDMA device.
  * @refcnt: lifetime; see the top of this file.
  * @list: on srpt_dev_list, from srpt_add_one() until freed (a removed
- *        device stays there while configfs target ports pin it).
+ *        device stays there while channels or callbacks hold it).
  * @removed: srpt_remove_one() ran; new logins are refused.
  * @pd: protection domain.
  * @lkey: local DMA lkey.

@@ -269,7 +269,7 @@ RDMA/srpt: Add KUnit suites
 Add KUnit suites for the parts of ib_srpt that do not need an HCA:
 information unit parsing and descriptor checks, login request checks,
 Device Management MAD replies, response building, channel state
-transitions, target port adoption after an HCA comes back, send queue
+transitions, target ports served again after an HCA comes back, send queue
 pressure and the configfs name forms. The suites are compiled into the
 driver (CONFIG_INFINIBAND_SRPT_KUNIT_TEST) so they reach its static
 functions, and run under User Mode Linux:
