@@ -30,8 +30,11 @@
 # The debug kernel and the UML kernel of the KUnit tier are built in the
 # background, at the lowest CPU priority, while the guests of the first
 # tiers run: the guests get the CPU whenever they want it, the builds take
-# the rest (CHECK_PREP_BG=0 builds them first instead). Lint, which needs
-# no guest either, follows them there; its result is shown at the end.
+# the rest (CHECK_PREP_BG=0 builds them first instead). The debug kernel
+# starts as soon as the build tools are installed, while apt installs the
+# rest of the packages (a new machine); the UML kernel waits for them.
+# Lint, which needs no guest either, follows them there; its result is
+# shown at the end.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,19 +57,10 @@ if [ -n "${ONLY:-}" ]; then
 	export ONLY
 fi
 
-"$SRC/scripts/deps.sh" all || { echo "check: dependency setup failed"; echo "0 passed, 1 failed"; exit 1; }
-
-# Our module for each Debian guest kernel (seconds); the tiers load it by
-# path. The debug one is built once its kernel is there (need_prep).
-for kv in 6.12 6.1; do
-	make -C "$SRC" --no-print-directory module KVER=$kv >"$CACHE/check/build-$kv.log" 2>&1 ||
-		echo "check: building ib_srpt.ko for $kv failed, see $CACHE/check/build-$kv.log"
-done
-# siw.ko for 6.12, which hostile and the lane's e2e tiers would otherwise
-# both build at once into the same place.
-"$SRC/scripts/siw.sh" 6.12 >/dev/null 2>"$CACHE/check/build-siw.log" ||
-	echo "check: building siw.ko for 6.12 failed, see $CACHE/check/build-siw.log"
-
+deps_failed() { echo "check: dependency setup failed"; echo "0 passed, 1 failed"; exit 1; }
+# The build tools first: the debug kernel (from sid) needs nothing else
+# and starts building while apt installs the rest (below).
+"$SRC/scripts/deps.sh" tools || deps_failed
 # The debug kernel (about 14 minutes cold) and the UML kernel (about 8):
 # host builds no guest needs before the kunit and debug tiers. Under a lock
 # of their own, not the heavy lock the guests take, and at nice 19.
@@ -83,6 +77,9 @@ prep() {
 	fi
 	# The debug tiers start now, while the UML kernel builds.
 	touch "$CACHE/check/debug.done"
+	while [ ! -e "$CACHE/check/deps.done" ]; do
+		sleep 5
+	done
 	if [[ " $TIERS " == *" kunit "* ]]; then
 		t0=$(date +%s)
 		KUNIT_BUILD_ONLY=1 "$SRC/scripts/kunit.sh" >"$CACHE/check/kunit-build.log" 2>&1
@@ -96,7 +93,7 @@ prep() {
 	fi
 }
 prep_pid=
-rm -f "$CACHE/check/debug.done" "$CACHE/check/lint-bg".*
+rm -f "$CACHE/check/debug.done" "$CACHE/check/deps.done" "$CACHE/check/lint-bg".*
 LINT_BG=0
 if [ "${CHECK_PREP_BG:-1}" = 1 ] && [ -z "${ONLY:-}" ] && [[ " $TIERS " == *" lint "* ]]; then
 	LINT_BG=1
@@ -111,7 +108,22 @@ if [ "${CHECK_PREP_BG:-1}" = 1 ]; then
 	prep_pid=$!
 	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null' EXIT
 	trap 'exit 130' INT TERM
-else
+fi
+"$SRC/scripts/deps.sh" all || deps_failed
+touch "$CACHE/check/deps.done"
+
+# Our module for each Debian guest kernel (seconds); the tiers load it by
+# path. The debug one is built once its kernel is there (need_prep).
+for kv in 6.12 6.1; do
+	make -C "$SRC" --no-print-directory module KVER=$kv >"$CACHE/check/build-$kv.log" 2>&1 ||
+		echo "check: building ib_srpt.ko for $kv failed, see $CACHE/check/build-$kv.log"
+done
+# siw.ko for 6.12, which hostile and the lane's e2e tiers would otherwise
+# both build at once into the same place.
+"$SRC/scripts/siw.sh" 6.12 >/dev/null 2>"$CACHE/check/build-siw.log" ||
+	echo "check: building siw.ko for 6.12 failed, see $CACHE/check/build-siw.log"
+
+if [ "${CHECK_PREP_BG:-1}" != 1 ]; then
 	prep >"$CACHE/check/prep.out" 2>&1
 	cat "$CACHE/check/prep.out"
 fi
