@@ -58,6 +58,10 @@ if [ "${E2E_DKMS:-0}" = 1 ]; then
 	[ "$(echo "$kernels" | wc -w)" -ge 2 ] || die "fewer than two kernels with headers: $kernels"
 fi
 
+# man-db's trigger re-indexes every manual page after the install and the
+# remove, which takes long under TCG; nothing here reads the index (the
+# guest's writes are its own, the host keeps its setting).
+rm -f /var/lib/man-db/auto-update
 tools_deb=$(ls "$(dirname "$SRPT_DEB")"/ib-srpt-tools_*.deb 2>/dev/null | head -n 1)
 [ -n "$tools_deb" ] || die "no ib-srpt-tools package beside $SRPT_DEB"
 log "apt install $SRPT_DEB $tools_deb"
@@ -100,6 +104,7 @@ t0=$(date +%s)
 apt-get remove -y ib-srpt-dkms ib-srpt-tools >/tmp/deb-remove.log 2>&1 ||
 	{ tail -n 30 /tmp/deb-remove.log >&2; die "apt remove of the packages"; }
 log "removed in $(( $(date +%s) - t0 ))s"
+cp /tmp/deb-remove.log /out/89-deb/ 2>/dev/null || true
 [ ! -e /usr/sbin/srp-discover ] || die "srp-discover is still there after apt remove"
 for k in $kernels; do
 	[ -z "$(ls /lib/modules/$k/updates/dkms/ib_srpt.ko* 2>/dev/null)" ] ||
