@@ -30,6 +30,7 @@
 #include <linux/kthread.h>
 #include <linux/string.h>
 #include <linux/delay.h>
+#include <linux/irq_poll.h>
 #include <linux/inet.h>
 #include <linux/atomic.h>
 #include <linux/overflow.h>
@@ -3614,12 +3615,34 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 	return ret;
 }
 
+/*
+ * ib_poll_handler() still touches its CQ after irq_poll_complete(), which
+ * is what lets ib_free_cq() go on to free it: a soft-IRQ poll that stalls
+ * there for a millisecond (a vCPU descheduled) reads freed memory. With
+ * the QP gone nothing schedules the poll but the handler itself; wait
+ * until it is neither scheduled nor running (a soft-IRQ handler is an RCU
+ * reader).
+ */
+static void srpt_quiesce_cq(struct ib_cq *cq)
+{
+	if (cq->poll_ctx != IB_POLL_SOFTIRQ)
+		return;
+	do {
+		while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state))
+			usleep_range(1000, 2000);
+		synchronize_rcu();
+	} while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state));
+}
+
+/* Context: the QP is destroyed or was never created. */
 static void srpt_free_cqs(struct srpt_rdma_ch *ch)
 {
 	if (ch->recv_cq && ch->recv_cq != ch->cq)
 		ib_free_cq(ch->recv_cq);
-	if (ch->cq)
+	if (ch->cq) {
+		srpt_quiesce_cq(ch->cq);
 		ib_free_cq(ch->cq);
+	}
 	ch->recv_cq = NULL;
 	ch->cq = NULL;
 }

@@ -169,10 +169,52 @@ static void srpt_ch_t_logout_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SRPT_LOGOUT_MULTICHANNEL, 4);
 }
 
+struct srpt_test_poll {
+	struct delayed_work	work;
+	struct ib_cq		*cq;
+	bool			done;
+};
+
+/* A soft-IRQ poll of @cq that ends 50 ms after it was scheduled. */
+static void srpt_test_poll_end(struct work_struct *work)
+{
+	struct srpt_test_poll *p = container_of(to_delayed_work(work),
+						struct srpt_test_poll, work);
+
+	WRITE_ONCE(p->done, true);
+	clear_bit(IRQ_POLL_F_SCHED, &p->cq->iop.state);
+}
+
+/* A channel frees its soft-IRQ CQ only once no poll of it is pending. */
+static void srpt_ch_quiesce_cq_waits_for_poll(struct kunit *test)
+{
+	struct srpt_test_poll p = {};
+	bool polled, pending;
+
+	p.cq = kunit_kzalloc(test, sizeof(*p.cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p.cq);
+	INIT_DELAYED_WORK(&p.work, srpt_test_poll_end);
+
+	/* Polled by a work item: ib_free_cq() waits for it itself. */
+	p.cq->poll_ctx = IB_POLL_WORKQUEUE;
+	set_bit(IRQ_POLL_F_SCHED, &p.cq->iop.state);
+	srpt_quiesce_cq(p.cq);
+
+	p.cq->poll_ctx = IB_POLL_SOFTIRQ;
+	schedule_delayed_work(&p.work, msecs_to_jiffies(50));
+	srpt_quiesce_cq(p.cq);
+	polled = READ_ONCE(p.done);
+	pending = test_bit(IRQ_POLL_F_SCHED, &p.cq->iop.state);
+	KUNIT_EXPECT_TRUE(test, polled);
+	KUNIT_EXPECT_FALSE(test, pending);
+	flush_delayed_work(&p.work);
+}
+
 static struct kunit_case srpt_ch_cases[] = {
 	KUNIT_CASE_SLOW(srpt_ch_pool_two_threads),
 	KUNIT_CASE(srpt_ch_end_jobs_refs),
 	KUNIT_CASE(srpt_ch_t_logout_layout),
+	KUNIT_CASE(srpt_ch_quiesce_cq_waits_for_poll),
 	{}
 };
 
