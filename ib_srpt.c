@@ -5802,6 +5802,33 @@ static void srpt_attach_tports(struct srpt_port *sport)
 	}
 }
 
+/*
+ * @sdev is going away: its target ports keep their attributes. A device
+ * with a port of the same name may have come while this one was closing
+ * its channels (a hot-plug that re-adds before the removal ends): it
+ * serves them from now on, as if it had come after.
+ */
+static void srpt_detach_tports(struct srpt_device *sdev)
+{
+	struct srpt_device *other;
+	u32 i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	for (i = 0; i < sdev->port_cnt; i++) {
+		if (sdev->port[i].guid_tport)
+			srpt_tport_detach(sdev->port[i].guid_tport);
+		if (sdev->port[i].gid_tport)
+			srpt_tport_detach(sdev->port[i].gid_tport);
+	}
+	/* A removal sets @removed before it takes srpt_dev_mutex to detach. */
+	list_for_each_entry(other, &srpt_dev_list, list) {
+		if (other == sdev || READ_ONCE(other->removed))
+			continue;
+		for (i = 0; i < other->port_cnt; i++)
+			srpt_attach_tports(&other->port[i]);
+	}
+}
+
 static void srpt_refresh_port_work(struct work_struct *work)
 {
 	struct srpt_port *sport = container_of(work, struct srpt_port, work);
@@ -5975,12 +6002,7 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	queue_work(srpt_wq, &srpt_prune_work);
 
 	mutex_lock(&srpt_dev_mutex);
-	for (i = 0; i < sdev->port_cnt; i++) {
-		if (sdev->port[i].guid_tport)
-			srpt_tport_detach(sdev->port[i].guid_tport);
-		if (sdev->port[i].gid_tport)
-			srpt_tport_detach(sdev->port[i].gid_tport);
-	}
+	srpt_detach_tports(sdev);
 	mutex_unlock(&srpt_dev_mutex);
 
 	mutex_lock(&sdev->sdev_mutex);

@@ -168,6 +168,42 @@ static void srpt_tport_attached_once(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, b->port[0].guid_tport);
 }
 
+/*
+ * A device re-added before the removal of its predecessor ended (an
+ * asynchronous unregistration) found the name still served and skipped
+ * it: the removal must hand the target port over.
+ */
+static void srpt_tport_removal_hands_over(struct kunit *test)
+{
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_TPORT_GUID, SRPT_TEST_GID);
+	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_TPORT_GUID, SRPT_TEST_GID);
+	struct srpt_tport *tport = srpt_test_new_tport(test, SRPT_TEST_TPORT_GUID, true, true);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_add_tail(&old->list, &srpt_dev_list);
+	srpt_attach_tports(&old->port[0]);
+	list_add_tail(&new->list, &srpt_dev_list);
+	srpt_attach_tports(&new->port[0]);
+	mutex_unlock(&srpt_dev_mutex);
+	KUNIT_EXPECT_PTR_EQ(test, tport->sport, &old->port[0]);
+	KUNIT_EXPECT_NULL(test, new->port[0].guid_tport);
+
+	old->removed = true;
+	mutex_lock(&srpt_dev_mutex);
+	srpt_detach_tports(old);
+	list_del(&old->list);
+	mutex_unlock(&srpt_dev_mutex);
+	KUNIT_EXPECT_NULL(test, old->port[0].guid_tport);
+	KUNIT_EXPECT_PTR_EQ(test, tport->sport, &new->port[0]);
+	KUNIT_EXPECT_PTR_EQ(test, new->port[0].guid_tport, tport);
+	KUNIT_EXPECT_TRUE(test, new->port[0].enabled);
+
+	srpt_test_tport_del(tport);
+	mutex_lock(&srpt_dev_mutex);
+	list_del(&new->list);
+	mutex_unlock(&srpt_dev_mutex);
+}
+
 /* The spellings srpt_make_tport() accepts name the port in each form. */
 static void srpt_port_has_name_spellings(struct kunit *test)
 {
@@ -197,6 +233,7 @@ static struct kunit_case srpt_tport_cases[] = {
 	KUNIT_CASE(srpt_tport_disabled_tpg_stays_disabled),
 	KUNIT_CASE(srpt_tport_needs_same_name),
 	KUNIT_CASE(srpt_tport_attached_once),
+	KUNIT_CASE(srpt_tport_removal_hands_over),
 	KUNIT_CASE(srpt_port_has_name_spellings),
 	{}
 };
