@@ -5661,6 +5661,9 @@ static int srpt_port_set_use_srq(struct srpt_port *sport, bool use_srq)
 		ret = -ENODEV;
 		goto out;
 	}
+	/* A target port attached meanwhile may have switched already. */
+	if (sdev->use_srq == use_srq)
+		goto out;
 
 	if (use_srq) {
 		ret = srpt_alloc_srq(sdev);
@@ -6712,14 +6715,18 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 	if (kstrtobool(page, &use_srq))
 		return -EINVAL;
 
-	sport = srpt_tpg_sport_get(attrib_to_tpg(item));
-	if (!sport) {
+	/* An HCA port that attaches meanwhile switches through the device. */
+	while (!(sport = srpt_tpg_sport_get(attrib_to_tpg(item)))) {
 		struct srpt_tport *tport = srpt_attrib_tport(item);
+		bool attached;
 
 		mutex_lock(&tport->mutex);
-		srpt_tport_limits(tport)->use_srq = use_srq;
+		attached = tport->sport;
+		if (!attached)
+			tport->limits.use_srq = use_srq;
 		mutex_unlock(&tport->mutex);
-		return count;
+		if (!attached)
+			return count;
 	}
 	ret = srpt_port_set_use_srq(sport, use_srq);
 	srpt_sdev_put(sport->sdev);
