@@ -3618,10 +3618,12 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch,
 /*
  * ib_poll_handler() still touches its CQ after irq_poll_complete(), which
  * is what lets ib_free_cq() go on to free it: a soft-IRQ poll that stalls
- * there for a millisecond (a vCPU descheduled) reads freed memory. With
- * the QP gone nothing schedules the poll but the handler itself; wait
- * until it is neither scheduled nor running (a soft-IRQ handler is an RCU
- * reader).
+ * there for a millisecond (a vCPU descheduled) reads freed memory. Wait
+ * until the poll is neither scheduled nor running (a soft-IRQ handler is
+ * an RCU reader). With the QP gone a soft device (rxe, siw) schedules no
+ * more polls; an HCA may still signal a completion written before the QP
+ * was destroyed, and a poll it schedules between the last check here and
+ * ib_free_cq() is a window only the RDMA core can close.
  */
 static void srpt_quiesce_cq(struct ib_cq *cq)
 {
