@@ -18,7 +18,8 @@ space) and prints, per job and setup, instructions per I/O in:
 and the target module's LOCK-prefixed (atomic) instructions per I/O,
 then the ratio lines ours/distro and ours/nvmet (round medians), the
 spread between rounds for the own-module count, and with "profile" the
-target module's functions per I/O. Ends with "insn: N passed, N failed":
+target module's functions per I/O (with their LOCK-prefixed instructions)
+and the LIO and rdma_rw functions of the path. Ends with "insn: N passed, N failed":
 a job with counts for ours and distro passes.
 """
 import bisect
@@ -104,6 +105,8 @@ def main():
     syms = {}
     per = collections.defaultdict(list)     # (setup, job) -> [per-I/O dict]
     funcs = collections.defaultdict(collections.Counter)  # (setup, job) -> name -> insns/I/O (summed over rounds)
+    funcs_locked = collections.defaultdict(collections.Counter)  # the same for LOCK-prefixed
+    funcs_path = collections.defaultdict(collections.Counter)  # LIO and rdma_rw functions
     nrounds = collections.Counter()
     jobs = []
     for setup, rnd, job, mark, ios in runs:
@@ -127,6 +130,9 @@ def main():
             c[cls] += n
             if cls == "own":
                 funcs[(setup, job)][name] += n / ios
+                funcs_locked[(setup, job)][name] += locked / ios
+            elif cls == "path":
+                funcs_path[(setup, job)][name] += n / ios
                 c["own-locked"] += locked
         c["path"] += c["own"]
         c["total"] = sum(c[k] for k in ("path", "rxe", "initiator", "kernel", "user"))
@@ -177,9 +183,15 @@ def main():
                   f"{med('ours', job, 'path') / med('nvmet', job, 'path'):.3f}")
     if profile:
         for (m, job), fc in sorted(funcs.items()):
-            print(f"\nprofile {m} {job}: target-module functions, instructions per I/O")
+            print(f"\nprofile {m} {job}: target-module functions, instructions "
+                  "(LOCK-prefixed) per I/O")
+            r = nrounds[(m, job)]
             for name, v in fc.most_common(15):
-                print(f"  {v / nrounds[(m, job)]:10.1f}  {name}")
+                lk = funcs_locked[(m, job)][name] / r
+                print(f"  {v / r:10.1f}  {name}" + (f"  ({lk:.1f})" if lk else ""))
+            print(f"profile {m} {job}: LIO and rdma_rw functions, instructions per I/O")
+            for name, v in funcs_path[(m, job)].most_common(12):
+                print(f"  {v / r:10.1f}  {name}")
     print(f"insn: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
