@@ -3059,6 +3059,10 @@ static void srpt_set_sense(struct srpt_send_ioctx *ioctx, u8 key, u8 asc,
  * HCA before the response hands the initiator a new credit for it. An
  * inline response without data is posted unsignaled while
  * srpt_unsig_take() allows, and its command ends here.
+ *
+ * Context: a response callback of the target core (srpt_queue_response()),
+ * or srpt_sq_resume() for a transfer that waited for the send queue, which
+ * always has data and so is never unsignaled.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -3129,7 +3133,13 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 	if (unsig) {
 		srpt_unsig_posted(ch);
 		srpt_cmd_finish(ioctx);
-		transport_generic_free_cmd(&ioctx->cmd, 0);
+		/*
+		 * Only our reference: this runs inside a response callback,
+		 * after which the target core takes the command off its LUN
+		 * and state lists itself (transport_generic_free_cmd() would
+		 * do it first, and the core then again).
+		 */
+		target_put_sess_cmd(&ioctx->cmd);
 	}
 }
 
