@@ -131,9 +131,9 @@ def main():
             if cls == "own":
                 funcs[(setup, job)][name] += n / ios
                 funcs_locked[(setup, job)][name] += locked / ios
+                c["own-locked"] += locked
             elif cls == "path":
                 funcs_path[(setup, job)][name] += n / ios
-                c["own-locked"] += locked
         c["path"] += c["own"]
         c["total"] = sum(c[k] for k in ("path", "rxe", "initiator", "kernel", "user"))
         per[(setup, job)].append({k: c[k] / ios for k in COLS + ("own-locked",)})
