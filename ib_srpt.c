@@ -732,6 +732,7 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	struct ib_mad_reg_req reg_req;
 	struct ib_mad_agent *agent;
 	struct ib_port_attr port_attr;
+	const char *what;
 	union ib_gid gid;
 	u64 ifid;
 	int ret;
@@ -770,11 +771,8 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	ret = rdma_protocol_ib(dev, sport->port) ?
 	      ib_modify_port(dev, sport->port, 0, &port_modify) : 0;
 	if (ret) {
-		if (!sport->dm_warned)
-			pr_warn("%s-%u: enabling device management failed (%d); srp_daemon will not find this port\n",
-				dev_name(&dev->dev), sport->port, ret);
-		sport->dm_warned = true;
-		return 0;
+		what = "enabling device management";
+		goto dm_failed;
 	}
 
 	/* All but Trap/TrapRepress: undefined ones get "unsupported method". */
@@ -789,19 +787,23 @@ static int srpt_refresh_port(struct srpt_port *sport)
 				      srpt_mad_send_handler,
 				      srpt_mad_recv_handler, sport, 0);
 	if (IS_ERR(agent)) {
-		if (!sport->dm_warned)
-			pr_warn("%s-%u: registering the DM MAD agent failed (%ld); srp_daemon will not find this port\n",
-				dev_name(&dev->dev), sport->port,
-				PTR_ERR(agent));
-		sport->dm_warned = true;
 		memset(&port_modify, 0, sizeof(port_modify));
 		port_modify.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP;
 		if (rdma_protocol_ib(dev, sport->port))
 			ib_modify_port(dev, sport->port, 0, &port_modify);
-		return 0;
+		ret = PTR_ERR(agent);
+		what = "registering the DM MAD agent";
+		goto dm_failed;
 	}
 
 	sport->mad_agent = agent;
+	return 0;
+
+dm_failed:
+	if (!sport->dm_warned)
+		pr_warn("%s-%u: %s failed (%d); srp_daemon will not find this port\n",
+			dev_name(&dev->dev), sport->port, what, ret);
+	sport->dm_warned = true;
 	return 0;
 }
 
@@ -2102,12 +2104,23 @@ static u8 srpt_tmf_rsp_code(u8 response)
 
 /* ==== SRP_CMD descriptors and checks, descriptor tables ================= */
 
+/* Return: 0 if the lengths of @tbl's @n descriptors add up to @len. */
+static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
+				u64 len)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += be32_to_cpu(tbl[i].len);
+	return sum == len ? 0 : -EINVAL;
+}
+
 /* Sets &srpt_data_desc.ext_tbl when the table must be fetched first. */
 static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 				 u32 cnt, struct srpt_data_desc *d)
 {
-	u32 tbl_len, n, i;
-	u64 sum = 0;
+	u32 tbl_len, n;
 
 	if (room < sizeof(*ib))
 		return -EINVAL;
@@ -2127,13 +2140,11 @@ static int srpt_get_indirect_tbl(const struct srp_indirect_buf *ib, u64 room,
 		d->data_len = be32_to_cpu(ib->len);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		sum += be32_to_cpu(ib->desc_list[i].len);
-	if (sum != be32_to_cpu(ib->len))
+	if (srpt_check_ext_table(ib->desc_list, n, be32_to_cpu(ib->len)))
 		return -EINVAL;
 	d->nbufs = n;
 	d->bufs = ib->desc_list;
-	d->data_len = sum;
+	d->data_len = be32_to_cpu(ib->len);
 	return 0;
 }
 
@@ -2377,25 +2388,6 @@ static void srpt_submit_cmd(struct srpt_send_ioctx *ioctx)
 	srpt_target_submit(&ioctx->cmd);
 }
 
-static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx,
-			  sense_reason_t reason)
-{
-	atomic64_inc(&ioctx->ch->stats.bad_ius);
-	transport_send_check_condition_and_sense(&ioctx->cmd, reason, 0);
-	target_put_sess_cmd(&ioctx->cmd);
-}
-
-static int srpt_check_ext_table(const struct srp_direct_buf *tbl, u32 n,
-				u64 len)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		sum += be32_to_cpu(tbl[i].len);
-	return sum == len ? 0 : -EINVAL;
-}
-
 static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
@@ -2408,7 +2400,11 @@ static void srpt_table_ctx_destroy(struct srpt_send_ioctx *ioctx)
 static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
 {
 	srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
-	srpt_fail_cmd(ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
+	atomic64_inc(&ioctx->ch->stats.bad_ius);
+	transport_send_check_condition_and_sense(&ioctx->cmd,
+						 TCM_INVALID_FIELD_IN_COMMAND_IU,
+						 0);
+	target_put_sess_cmd(&ioctx->cmd);
 }
 
 /*
@@ -3264,23 +3260,6 @@ static int srpt_queue_response(struct se_cmd *cmd)
 	return 0;
 }
 
-/**
- * srpt_queue_data_in() - LIO callback: send read data and status.
- * @cmd: LIO command.
- *
- * Return: see srpt_queue_response().
- */
-static int srpt_queue_data_in(struct se_cmd *cmd)
-{
-	return srpt_queue_response(cmd);
-}
-
-/* Return: see srpt_queue_response(). */
-static int srpt_queue_status(struct se_cmd *cmd)
-{
-	return srpt_queue_response(cmd);
-}
-
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
 	srpt_queue_response(cmd);
@@ -3368,17 +3347,6 @@ static int srpt_write_pending(struct se_cmd *cmd)
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
 	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
-}
-
-/**
- * srpt_check_stop_free() - LIO callback: drop the core's command reference.
- * @cmd: LIO command.
- *
- * Return: 1 if the command was released.
- */
-static int srpt_check_stop_free(struct se_cmd *cmd)
-{
-	return target_put_sess_cmd(cmd);
 }
 
 /* A command ends without a response: its credit comes back later. */
@@ -4225,48 +4193,10 @@ static void srpt_end_work(struct work_struct *w)
 
 /* ==== Target ports, TPGs, initiators and ACLs =========================== */
 
-static void srpt_close_port_channels(struct srpt_port *sport)
-{
-	struct srpt_initiator *iport;
-	struct srpt_rdma_ch *ch;
-
-	mutex_lock(&sport->mutex);
-	list_for_each_entry(iport, &sport->initiators, entry)
-		list_for_each_entry(ch, &iport->ch_list, list)
-			srpt_logout_ch(ch, SRPT_LOGOUT_NO_REASON);
-	mutex_unlock(&sport->mutex);
-}
-
-/**
- * srpt_release_sport() - close a port's channels and wait until gone.
- * @sport: port.
- *
- * Logs while channels drain, so a stuck initiator is not a silent hang.
+/*
+ * Return: channels of @se_tpg (NULL: of any TPG) still on @sport, closed
+ * first if @close.
  */
-static void srpt_release_sport(struct srpt_port *sport)
-{
-	srpt_close_port_channels(sport);
-	while (!wait_event_timeout(sport->freed_channels,
-				   atomic_read(&sport->refcount) == 0,
-				   SRPT_DRAIN_REPORT_SECS * HZ)) {
-		pr_info("%s port %u: waiting for %d channel(s) to close\n",
-			dev_name(&sport->sdev->device->dev), sport->port,
-			atomic_read(&sport->refcount));
-		srpt_close_port_channels(sport);
-	}
-}
-
-/* Disabling closes the port's channels and waits for them. */
-static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
-{
-	mutex_lock(&sport->mutex);
-	sport->enabled = enabled;
-	mutex_unlock(&sport->mutex);
-	if (!enabled)
-		srpt_release_sport(sport);
-}
-
-/* Return: channels of @se_tpg still on @sport (closed first if @close). */
 static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 				      struct se_portal_group *se_tpg,
 				      bool close)
@@ -4278,7 +4208,7 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(iport, &sport->initiators, entry)
 		list_for_each_entry(ch, &iport->ch_list, list) {
-			if (READ_ONCE(ch->se_tpg) != se_tpg)
+			if (se_tpg && READ_ONCE(ch->se_tpg) != se_tpg)
 				continue;
 			n++;
 			if (close)
@@ -4286,6 +4216,35 @@ static unsigned int srpt_tpg_channels(struct srpt_port *sport,
 		}
 	mutex_unlock(&sport->mutex);
 	return n;
+}
+
+/**
+ * srpt_release_sport() - close a port's channels and wait until gone.
+ * @sport: port.
+ *
+ * Logs while channels drain, so a stuck initiator is not a silent hang.
+ */
+static void srpt_release_sport(struct srpt_port *sport)
+{
+	srpt_tpg_channels(sport, NULL, true);
+	while (!wait_event_timeout(sport->freed_channels,
+				   atomic_read(&sport->refcount) == 0,
+				   SRPT_DRAIN_REPORT_SECS * HZ)) {
+		pr_info("%s port %u: waiting for %d channel(s) to close\n",
+			dev_name(&sport->sdev->device->dev), sport->port,
+			atomic_read(&sport->refcount));
+		srpt_tpg_channels(sport, NULL, true);
+	}
+}
+
+/* Disabling closes the port's channels and waits for them. */
+static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
+{
+	mutex_lock(&sport->mutex);
+	sport->enabled = enabled;
+	mutex_unlock(&sport->mutex);
+	if (!enabled)
+		srpt_release_sport(sport);
 }
 
 /*
@@ -5065,31 +5024,6 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 }
 
 /*
- * IPv6 listeners are IPv6-only: iWARP listens with a TCP socket, whose
- * v4-mapped addresses the RDMA/CM cannot map to a device. The ID (and
- * every ID derived from it) holds a reference on @net until destroyed.
- */
-static struct rdma_cm_id *srpt_rdma_cm_id(struct net *net)
-{
-	return rdma_create_id(net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
-			      IB_QPT_RC);
-}
-
-static int srpt_rdma_cm_bind_listen(struct rdma_cm_id *id,
-				    struct sockaddr *addr)
-{
-	int ret = 0;
-
-	if (addr->sa_family == AF_INET6)
-		ret = rdma_set_afonly(id, 1);
-	if (!ret)
-		ret = rdma_bind_addr(id, addr);
-	if (!ret)
-		ret = rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
-	return ret;
-}
-
-/*
  * Publishes @p on srpt_portals and listens on its address in @net: before
  * it is bound, so that a removal of the device it binds to finds it (until
  * it listens, that removal leaves the ID to us).
@@ -5102,7 +5036,9 @@ static int srpt_portal_open(struct srpt_portal *p, struct net *net)
 
 	lockdep_assert_held(&srpt_rdma_cm_mutex);
 
-	id = srpt_rdma_cm_id(net);
+	/* The ID, and every ID derived from it, holds @net until destroyed. */
+	id = rdma_create_id(net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	p->net = get_net(net);
@@ -5111,7 +5047,13 @@ static int srpt_portal_open(struct srpt_portal *p, struct net *net)
 	p->cm_id = id;
 	list_add_tail(&p->node, &srpt_portals);
 	spin_unlock(&srpt_portal_lock);
-	ret = srpt_rdma_cm_bind_listen(id, (struct sockaddr *)&p->addr);
+	/*
+	 * IPv6 listeners are IPv6-only: iWARP listens with a TCP socket, whose
+	 * v4-mapped addresses the RDMA/CM cannot map to a device.
+	 */
+	ret = p->addr.ss_family == AF_INET6 ? rdma_set_afonly(id, 1) : 0;
+	ret = ret ?: rdma_bind_addr(id, (struct sockaddr *)&p->addr);
+	ret = ret ?: rdma_listen(id, SRPT_RDMA_CM_BACKLOG);
 	spin_lock(&srpt_portal_lock);
 	if (!ret && p->closed_why)
 		ret = -ENODEV;
@@ -6007,12 +5949,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		ib_destroy_cm_id(sdev->cm_id);
 	sdev->cm_id = NULL;
 
-	for (i = 0; i < sdev->port_cnt; i++) {
-		mutex_lock(&sdev->port[i].mutex);
-		sdev->port[i].enabled = false;
-		mutex_unlock(&sdev->port[i].mutex);
-		srpt_release_sport(&sdev->port[i]);
-	}
+	for (i = 0; i < sdev->port_cnt; i++)
+		srpt_set_enabled(&sdev->port[i], false);
 
 	queue_work(srpt_wq, &srpt_prune_work);
 
@@ -6525,17 +6463,14 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 
 	if (enable && (!sport || READ_ONCE(sport->sdev->removed))) {
 		ret = -ENODEV;
-	} else if (enable) {
-		mutex_lock(&stpg->tport->mutex);
-		stpg->live = true;
-		mutex_unlock(&stpg->tport->mutex);
-		srpt_set_enabled(sport, true);
-	} else if (sport) {
+	} else if (!enable && sport) {
 		srpt_tpg_stop(sport, stpg);
 	} else {
 		mutex_lock(&stpg->tport->mutex);
-		stpg->live = false;
+		stpg->live = enable;
 		mutex_unlock(&stpg->tport->mutex);
+		if (enable)
+			srpt_set_enabled(sport, true);
 	}
 	if (sport)
 		srpt_sdev_put(sport->sdev);
@@ -6562,21 +6497,6 @@ static int srpt_check_false(struct se_portal_group *se_tpg)
 static int srpt_check_true(struct se_portal_group *se_tpg)
 {
 	return 1;
-}
-
-/* Legacy callbacks for older target cores, see SRPT_TFO_LEGACY_OPS(). */
-static __maybe_unused u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
-{
-	return 1;
-}
-
-static __maybe_unused u32 srpt_sess_get_index(struct se_session *se_sess)
-{
-	return 0;
-}
-
-static __maybe_unused void srpt_set_default_node_attrs(struct se_node_acl *nacl)
-{
 }
 
 /*
@@ -7074,13 +6994,13 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_demo_mode_write_protect = srpt_check_false,
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
 	SRPT_TFO_LEGACY_OPS
-	.check_stop_free		= srpt_check_stop_free,
+	.check_stop_free		= target_put_sess_cmd,
 	.release_cmd			= srpt_release_cmd,
 	.close_session			= srpt_close_session,
 	.write_pending			= srpt_write_pending,
 	.get_cmd_state			= srpt_get_tcm_cmd_state,
-	.queue_data_in			= srpt_queue_data_in,
-	.queue_status			= srpt_queue_status,
+	.queue_data_in			= srpt_queue_response,
+	.queue_status			= srpt_queue_response,
 	.queue_tm_rsp			= srpt_queue_tm_rsp,
 	.aborted_task			= srpt_aborted_task,
 	.fabric_make_wwn		= srpt_make_tport,

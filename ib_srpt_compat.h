@@ -40,6 +40,20 @@
  * dropped from struct target_core_fabric_ops (6.14).
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+static inline u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static inline u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+static inline void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
 #define SRPT_TFO_LEGACY_OPS						\
 	.tpg_get_inst_index		= srpt_tpg_get_inst_index,	\
 	.sess_get_index			= srpt_sess_get_index,		\
