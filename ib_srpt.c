@@ -4258,11 +4258,6 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 	bool any_live = false;
 	unsigned int i, n;
 
-	/* srpt_setup_session() reads @live under this mutex. */
-	mutex_lock(&stpg->tport->mutex);
-	stpg->live = false;
-	mutex_unlock(&stpg->tport->mutex);
-
 	/* sdev_mutex keeps the port's target ports attached. */
 	mutex_lock(&sport->sdev->sdev_mutex);
 	tports[0] = sport->gid_tport;
@@ -6143,6 +6138,31 @@ static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 }
 
 /*
+ * Makes @stpg live or not and returns the HCA port serving its target port,
+ * pinned until srpt_sdev_put(), or NULL; @stpg does not go live without a
+ * port that is not being removed. In one critical section: a port that
+ * attaches the target port later (a re-added device) sees the new state in
+ * srpt_tport_attach(), so it neither misses an enable nor stays enabled
+ * for a disabled TPG.
+ */
+static struct srpt_port *srpt_tpg_set_live(struct srpt_tpg *stpg, bool live)
+{
+	struct srpt_tport *tport = stpg->tport;
+	struct srpt_port *sport;
+
+	mutex_lock(&tport->mutex);
+	sport = tport->sport;
+	if (live && (!sport || READ_ONCE(sport->sdev->removed)))
+		sport = NULL;
+	else
+		stpg->live = live;
+	if (sport)
+		srpt_sdev_get(sport->sdev);
+	mutex_unlock(&tport->mutex);
+	return sport;
+}
+
+/*
  * Append @line to @page unless it is there already (two portals may cover
  * one address on one port). Return: the new length of @page.
  */
@@ -6435,12 +6455,12 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
 	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
 	struct srpt_tport *tport = stpg->tport;
-	struct srpt_port *sport = srpt_tpg_sport_get(tpg);
+	struct srpt_port *sport = srpt_tpg_set_live(stpg, false);
 
-	if (sport && stpg->live)
+	if (sport) {
 		srpt_tpg_stop(sport, stpg);
-	if (sport)
 		srpt_sdev_put(sport->sdev);
+	}
 
 	mutex_lock(&tport->mutex);
 	list_del(&stpg->entry);
@@ -6458,23 +6478,16 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
 	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
-	struct srpt_port *sport = srpt_tpg_sport_get(se_tpg);
-	int ret = 0;
+	struct srpt_port *sport = srpt_tpg_set_live(stpg, enable);
 
-	if (enable && (!sport || READ_ONCE(sport->sdev->removed))) {
-		ret = -ENODEV;
-	} else if (!enable && sport) {
+	if (!sport)
+		return enable ? -ENODEV : 0;
+	if (enable)
+		srpt_set_enabled(sport, true);
+	else
 		srpt_tpg_stop(sport, stpg);
-	} else {
-		mutex_lock(&stpg->tport->mutex);
-		stpg->live = enable;
-		mutex_unlock(&stpg->tport->mutex);
-		if (enable)
-			srpt_set_enabled(sport, true);
-	}
-	if (sport)
-		srpt_sdev_put(sport->sdev);
-	return ret;
+	srpt_sdev_put(sport->sdev);
+	return 0;
 }
 
 static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)

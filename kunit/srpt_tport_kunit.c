@@ -30,6 +30,8 @@ static struct srpt_device *srpt_test_sdev(struct kunit *test, const char *guid,
 	sport->sdev = sdev;
 	sport->port = 1;
 	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->initiators);
+	init_waitqueue_head(&sport->freed_channels);
 	strscpy(sport->port_guid, guid, sizeof(sport->port_guid));
 	strscpy(sport->port_gid, gid, sizeof(sport->port_gid));
 	sport->gid_valid = true;
@@ -204,6 +206,44 @@ static void srpt_tport_removal_hands_over(struct kunit *test)
 	mutex_unlock(&srpt_dev_mutex);
 }
 
+/*
+ * Enabling and disabling a TPG act on the HCA port serving its target port
+ * at that moment; without one, an enable fails and changes nothing, and a
+ * port attached later is enabled only for a TPG that is live.
+ */
+static void srpt_tpg_enable_follows_port(struct kunit *test)
+{
+	struct srpt_device *old = srpt_test_sdev(test, SRPT_TEST_TPORT_GUID, SRPT_TEST_GID);
+	struct srpt_device *new = srpt_test_sdev(test, SRPT_TEST_TPORT_GUID, SRPT_TEST_GID);
+	struct srpt_tport *tport = srpt_test_new_tport(test, SRPT_TEST_TPORT_GUID, true, true);
+	struct srpt_tpg *stpg = list_first_entry(&tport->tpg_list, struct srpt_tpg, entry);
+
+	srpt_test_attach(&old->port[0]);
+	KUNIT_EXPECT_TRUE(test, old->port[0].enabled);
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, false), 0);
+	KUNIT_EXPECT_FALSE(test, stpg->live);
+	KUNIT_EXPECT_FALSE(test, old->port[0].enabled);
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, true), 0);
+	KUNIT_EXPECT_TRUE(test, stpg->live);
+	KUNIT_EXPECT_TRUE(test, old->port[0].enabled);
+
+	/* Being removed: the TPG can be disabled, not enabled again. */
+	old->removed = true;
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, false), 0);
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, true), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, stpg->live);
+	srpt_test_detach(tport);
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, true), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, stpg->live);
+
+	srpt_test_attach(&new->port[0]);
+	KUNIT_EXPECT_PTR_EQ(test, tport->sport, &new->port[0]);
+	KUNIT_EXPECT_FALSE(test, new->port[0].enabled);
+	KUNIT_EXPECT_EQ(test, srpt_enable_tpg(&stpg->tpg, true), 0);
+	KUNIT_EXPECT_TRUE(test, new->port[0].enabled);
+	srpt_test_tport_del(tport);
+}
+
 /* The spellings srpt_make_tport() accepts name the port in each form. */
 static void srpt_port_has_name_spellings(struct kunit *test)
 {
@@ -234,6 +274,7 @@ static struct kunit_case srpt_tport_cases[] = {
 	KUNIT_CASE(srpt_tport_needs_same_name),
 	KUNIT_CASE(srpt_tport_attached_once),
 	KUNIT_CASE(srpt_tport_removal_hands_over),
+	KUNIT_CASE(srpt_tpg_enable_follows_port),
 	KUNIT_CASE(srpt_port_has_name_spellings),
 	{}
 };
