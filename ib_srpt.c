@@ -3013,7 +3013,15 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_stat_add(&ch->stats.bytes_out, ioctx->cmd.data_length);
 
 	srpt_unmap_segs(ch, ioctx);
-	transport_generic_free_cmd(&ioctx->cmd, 0);
+	/*
+	 * Only our reference: every path of the target core that calls a
+	 * response callback takes the command off its LUN and state lists
+	 * when the callback returns, and the responses we send ourselves
+	 * (a malformed SRP_CMD, srpt_table_fail(), target_send_busy()) are
+	 * for commands that never got a LUN. transport_generic_free_cmd()
+	 * would repeat that cleanup.
+	 */
+	target_put_sess_cmd(&ioctx->cmd);
 	/* A waiting transfer may fail its command: io.work starts them. */
 	if (srpt_sq_put(ch, n))
 		queue_work(srpt_io_wq, &ch->io.work);
