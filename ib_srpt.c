@@ -4255,16 +4255,13 @@ static void srpt_set_enabled(struct srpt_port *sport, bool enabled)
 		srpt_release_sport(sport);
 }
 
-/*
- * Only this TPG's channels close: the port keeps accepting logins while
- * another TPG under either of its names is enabled.
- */
-static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
+/* Return: whether a TPG under either of @sport's names is enabled. */
+static bool srpt_port_any_live(struct srpt_port *sport)
 {
 	struct srpt_tport *tports[2];
-	struct srpt_tpg *other;
+	struct srpt_tpg *stpg;
 	bool any_live = false;
-	unsigned int i, n;
+	unsigned int i;
 
 	/* sdev_mutex keeps the port's target ports attached. */
 	mutex_lock(&sport->sdev->sdev_mutex);
@@ -4274,13 +4271,31 @@ static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
 		if (!tports[i])
 			continue;
 		mutex_lock(&tports[i]->mutex);
-		list_for_each_entry(other, &tports[i]->tpg_list, entry)
-			any_live |= other->live;
+		list_for_each_entry(stpg, &tports[i]->tpg_list, entry)
+			any_live |= stpg->live;
 		mutex_unlock(&tports[i]->mutex);
 	}
 	mutex_unlock(&sport->sdev->sdev_mutex);
-	if (!any_live)
+	return any_live;
+}
+
+/*
+ * Only this TPG's channels close: the port keeps accepting logins while
+ * another TPG under either of its names is enabled.
+ */
+static void srpt_tpg_stop(struct srpt_port *sport, struct srpt_tpg *stpg)
+{
+	unsigned int i, n;
+
+	if (!srpt_port_any_live(sport)) {
 		srpt_set_enabled(sport, false);
+		/*
+		 * Another TPG enabled since the look: it went live before it
+		 * enabled the port, so one of us sees the other.
+		 */
+		if (srpt_port_any_live(sport))
+			srpt_set_enabled(sport, true);
+	}
 
 	for (i = 0; (n = srpt_tpg_channels(sport, &stpg->tpg, true)); i++) {
 		if (i && i % (SRPT_DRAIN_REPORT_SECS * 10) == 0)
@@ -6148,10 +6163,10 @@ static struct srpt_port *srpt_tpg_sport_get(struct se_portal_group *tpg)
 /*
  * Makes @stpg live or not and returns the HCA port serving its target port,
  * pinned until srpt_sdev_put(), or NULL; @stpg does not go live without a
- * port that is not being removed. In one critical section: a port that
- * attaches the target port later (a re-added device) sees the new state in
- * srpt_tport_attach(), so it neither misses an enable nor stays enabled
- * for a disabled TPG.
+ * port, nor on one whose removal started before. In one critical section:
+ * a port that attaches the target port later (a re-added device) sees the
+ * new state in srpt_tport_attach(), so it neither misses an enable nor
+ * stays enabled for a disabled TPG.
  */
 static struct srpt_port *srpt_tpg_set_live(struct srpt_tpg *stpg, bool live)
 {
