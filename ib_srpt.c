@@ -3293,7 +3293,12 @@ static noinline int srpt_fetch_data(struct srpt_send_ioctx *ioctx)
 	if (unlikely(READ_ONCE(ch->state) != SRPT_CH_LIVE))
 		return -EIO;
 
-	srpt_set_cmd_state(ioctx, SRPT_CMD_WAIT_DATA);
+	/*
+	 * No locked exchange: nothing else moves the command now. The
+	 * target core calls no other callback of it before its data is here
+	 * (an abort waits for that), and no transfer of it is posted.
+	 */
+	WRITE_ONCE(ioctx->state, SRPT_CMD_WAIT_DATA);
 	ret = srpt_map_segs(ch, ioctx, DMA_FROM_DEVICE);
 	if (ret)
 		/* -EAGAIN: the QP's MR pool is empty until transfers end. */

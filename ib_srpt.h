@@ -320,7 +320,8 @@ enum {
  * read (the command then starts as if the table had come in the IU), and
  * RSP_POSTED or TMF_RSP_POSTED to the state before when the response could
  * not be posted yet (-ENOMEM or -EAGAIN: the target core queues it again).
- * Leaving WAIT_DATA, which the RDMA READ completion and an abort race for,
+ * Entering WAIT_DATA is a plain store (nothing else moves the command
+ * then); leaving it, which the RDMA READ completion and an abort race for,
  * goes through srpt_test_and_set_cmd_state(): only one of them wins.
  */
 enum srpt_cmd_state {
