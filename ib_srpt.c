@@ -1878,9 +1878,12 @@ static void srpt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_rdma_read_done(cq, wc);
 }
 
-/* The data-out of @ioctx is here, or its RDMA READ failed. */
-static void srpt_read_finish(struct srpt_rdma_ch *ch,
-			     struct srpt_send_ioctx *ioctx)
+/*
+ * The data-out of @ioctx is here, or its RDMA READ failed. Return: the
+ * send queue work requests to give back.
+ */
+static u32 srpt_read_finish(struct srpt_rdma_ch *ch,
+			    struct srpt_send_ioctx *ioctx)
 {
 	u32 n = srpt_sq_detach(ioctx);
 
@@ -1897,7 +1900,7 @@ static void srpt_read_finish(struct srpt_rdma_ch *ch,
 		srpt_ch_err(ch, "tag %#llx in unexpected state %d after RDMA READ\n",
 			    ioctx->tag, ioctx->state);
 	}
-	srpt_sq_release(ch, n);
+	return n;
 }
 
 /* ==== Credits and responses ============================================= */
@@ -2411,8 +2414,8 @@ static void srpt_table_fail(struct srpt_send_ioctx *ioctx)
  * The descriptor table of @ioctx is here, or its fetch failed. A failed READ
  * (faulting rkey) leaves the QP in error: the channel closes.
  */
-static void srpt_table_finish(struct srpt_rdma_ch *ch,
-			      struct srpt_send_ioctx *ioctx)
+static u32 srpt_table_finish(struct srpt_rdma_ch *ch,
+			     struct srpt_send_ioctx *ioctx)
 {
 	u32 n = srpt_sq_detach(ioctx);
 
@@ -2432,7 +2435,7 @@ static void srpt_table_finish(struct srpt_rdma_ch *ch,
 		srpt_set_cmd_state(ioctx, SRPT_CMD_NEW);
 		srpt_submit_cmd(ioctx);
 	}
-	srpt_sq_release(ch, n);
+	return n;
 }
 
 /*
@@ -2445,14 +2448,16 @@ static void srpt_xfer_finish_all(struct srpt_rdma_ch *ch)
 {
 	struct llist_node *list = llist_reverse_order(llist_del_all(&ch->io.xfer_done));
 	struct srpt_send_ioctx *ioctx, *next;
+	u32 n = 0;
 
 	llist_for_each_entry_safe(ioctx, next, list, xfer_node) {
 		if (ioctx->rdma_cqe.done == srpt_table_done)
-			srpt_table_finish(ch, ioctx);
+			n += srpt_table_finish(ch, ioctx);
 		else
-			srpt_read_finish(ch, ioctx);
+			n += srpt_read_finish(ch, ioctx);
 	}
-	srpt_sq_release(ch, 0);
+	/* One give-back for the batch. */
+	srpt_sq_release(ch, n);
 }
 
 /* @ioctx in SRPT_CMD_FETCH_TABLE, its send queue space reserved. */
