@@ -7,7 +7,8 @@
 # linux-source-6.12 instead) with KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
 # debug objects, KFENCE, kmemleak, UBSAN and the lockup detectors, and the
 # small set of drivers the VM tiers use (scripts/debug-kernel.config on top
-# of allnoconfig). Built once
+# of allnoconfig), with one soft-RoCE fix (scripts/debug-kernel-rxe.patch).
+# Built once
 # per source version and config hash:
 #   $CACHE/debug/<key>/obj         the O= build tree (KDIR for our module)
 #   $CACHE/debug/<key>/bzImage     the kernel QEMU boots
@@ -41,7 +42,8 @@ ktree_tarball "$ktree" "$CACHE/kunit/sid-apt" >&2 ||
 	{ say "no source for DEBUG_KTREE=$ktree"; exit 1; }
 [ "$ktree" != newest ] || exec 8>&-
 frag=$REPO/scripts/debug-kernel.config
-key=$srcver-$(cat "$frag" | sha1sum | cut -c1-10)
+fix=$REPO/scripts/debug-kernel-rxe.patch
+key=$srcver-$(cat "$frag" "$fix" | sha1sum | cut -c1-10)
 dir=$CACHE/debug/$key
 obj=$dir/obj
 
@@ -64,6 +66,11 @@ exec 9>"$CACHE/kunit/prepare-$ktree.lock"
 flock 9
 unpack_tree "$tarball" "$srcver" "$tree" "$CACHE/kunit/build-$ktree" ||
 	{ say "cannot unpack $tarball"; exit 1; }
+# The soft-RoCE fix the fuzzer needs (the patch says why); applied once,
+# the tree is shared with the KUnit tier.
+if ! patch -d "$tree" -p1 -R -s -f --dry-run <"$fix" >/dev/null 2>&1; then
+	patch -d "$tree" -p1 -N -s <"$fix" || { say "cannot apply $fix"; exit 1; }
+fi
 # drivers/infiniband/Kconfig sources srpt/Kconfig: ours, never built here
 # (our module is built out of tree against $obj).
 mkdir -p "$tree/drivers/infiniband/ulp/srpt"

@@ -70,7 +70,7 @@ installed_612() {
 }
 
 tool_pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod cpio
-	   sparse python3 git rsync xz-utils)
+	   sparse python3 git rsync xz-utils patch)
 build_pkgs=("${tool_pkgs[@]}" linux-headers-amd64)
 vm_pkgs=(linux-image-amd64 qemu-system-x86 busybox-static rdma-core
 	 ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev targetcli-fb
