@@ -25,12 +25,15 @@
 
 # Oopses, WARNINGs, BUGs, hung tasks, lockdep and RCU reports, sanitizers.
 # shellcheck disable=SC2034 # used by the scripts that source this file
-# SLUB debugging says "BUG <cache> (Not tainted): ..."; kmemleak
+# SLUB debugging says "BUG <cache> (Not tainted): ..." or, with our
+# out-of-tree module loaded, "BUG <cache> (Tainted: G O): ..."; kmemleak
 # "N new suspected memory leaks". Before 6.11 a BUG() and a trap print
 # "kernel BUG at", "invalid opcode:" and "divide error:" with no "Oops".
+# RCU stalls (normal, expedited, tasks) set no taint flag. The lint tier
+# checks the pattern against tests/splat-samples.txt.
 # The guests also compare the taint flags (taint_new), which catch what
 # no pattern names.
-SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not t|T)ainted\)|kernel BUG at|invalid opcode:|divide error:|stack segment:|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup|detected hard LOCKUP|shared receive buffers lost)'
+SPLAT_RE='(Oops|WARNING:|BUG:|BUG [^ ]+ \((Not tainted|Tainted: [^)]*)\)|kernel BUG at|invalid opcode:|divide error:|stack segment:|suspected memory leak|Kernel panic|blocked for more than [0-9]+ seconds|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN:|KASAN:|INFO: task .* blocked|INFO: rcu_[a-z_]+ (self-)?detected (expedited )?stall|watchdog: BUG: soft lockup|detected hard LOCKUP|shared receive buffers lost)'
 
 # say: a script's progress and errors, on stderr after its name.
 say() { echo "$(basename "$0" .sh): $*" >&2; }

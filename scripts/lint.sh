@@ -92,6 +92,18 @@ grep -Ev '^total: 0 errors, 0 warnings, 0 checks|^$|has no obvious style problem
 	>"$log.issues" || true
 result "checkpatch --strict" $rc "$log.issues"
 
+# The kernel report pattern every runner greps with, against known lines.
+log=$LOG/splat.log
+: >"$log"
+while IFS= read -r line; do
+	case "$line" in
+	"+ "*) grep -qaE "$SPLAT_RE" <<<"${line#+ }" || echo "missed: ${line#+ }" >>"$log" ;;
+	"- "*) ! grep -qaE "$SPLAT_RE" <<<"${line#- }" || echo "matched: ${line#- }" >>"$log" ;;
+	esac
+done <"$SRC/tests/splat-samples.txt"
+[ "$(grep -c '^[+-] ' "$SRC/tests/splat-samples.txt")" -ge 20 ] || echo "too few samples" >>"$log"
+result "kernel report pattern (tests/splat-samples.txt)" "$([ -s "$log" ] && echo 1 || echo 0)" "$log"
+
 # Sub-tier: the patch series against the 6.12 tree (make patch-check
 # KTREE=6.12; under a minute warm). LINT_PATCH=0 skips it.
 if [ "${LINT_PATCH:-1}" = 1 ]; then
