@@ -255,10 +255,11 @@ fi
 echo "final checks" >/out/current
 h_io_stop
 echo "## hostile: write passes $H_IO_PASSES, acknowledged writes $H_ACKED, sectors lost $H_VERIFY_ERRORS, read-backs that missed the disk $H_UNVERIFIED, other I/O errors $H_IO_ERRORS"
-if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_ACKED" -gt 0 ] && [ "$H_IO_HUNG" = 0 ]; then
+if [ "$H_VERIFY_ERRORS" = 0 ] && [ "$H_IO_ERRORS" = 0 ] && [ "$H_ACKED" -gt 0 ] &&
+   [ "$H_IO_HUNG" = 0 ] && [ "$H_UNVERIFIED" = 0 ]; then
 	result PASS acked_writes_kept
 else
-	result FAIL acked_writes_kept "$H_IO_PASSES passes, $H_ACKED writes acknowledged, $H_VERIFY_ERRORS sectors lost, $H_IO_ERRORS I/O errors, hung: $H_IO_HUNG"
+	result FAIL acked_writes_kept "$H_IO_PASSES passes, $H_ACKED writes acknowledged, $H_VERIFY_ERRORS sectors lost, $H_UNVERIFIED read-backs that concluded nothing, $H_IO_ERRORS I/O errors, hung: $H_IO_HUNG"
 fi
 
 why=$(h_io_selftest) && result PASS ackcheck_detects_loss || result FAIL ackcheck_detects_loss "$why"
