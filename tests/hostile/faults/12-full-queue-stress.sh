@@ -15,7 +15,11 @@
 #     restored afterwards): 0 verify errors (a verify failure at a block
 #     whose write failed is no loss and alone is forgiven), at least one
 #     pass verified under TMFs, nothing hangs, and the disk works
-#     afterwards (a clean fio verify pass).
+#     afterwards (a clean fio verify pass). Beside fio, ackcheck writes
+#     the 32 MiB phase B's fio leaves alone (a dm-linear device) and reads
+#     every acknowledged block back after each pass and once at the end:
+#     a fio pass that an I/O error ends never reads its writes back, this
+#     loop always does. No sector lost, every read-back conclusive.
 # A fio pass takes as long as the machine needs: it is hung only when the
 # disk completes no command for 60 s (90 s under TMFs).
 # Prints the commands completed (fio totals and the LUN's in_cmds).
@@ -29,7 +33,7 @@ A=$H_TPG/attrib/srp_sq_size
 LUN=$H_TPG/lun/lun_4
 rm -rf "$D"; mkdir -p "$D"
 total_cmds=0
-host= disk= node=$D/disk
+host= disk= node=$D/disk ack_pid=
 
 say() { echo "$*"; }
 no() { echo "FAIL: $*"; bad=1; }
@@ -177,6 +181,66 @@ tmf_driver() {
 	echo "$d $df $t $tf $s" >"$D/tmf"
 }
 
+# ack_verify OUT: ackcheck verify of the phase B region into OUT, tried
+# again while the disk is not reached (a reset in progress); its status.
+ack_verify() {
+	local i r=2
+	for i in $(seq 60); do
+		h_ackcheck verify "$D/ack" "$D/ack.state" >"$1" 2>&1
+		r=$?
+		[ "$r" = 2 ] || break
+		sleep 1
+	done
+	return "$r"
+}
+# ack_start: the acknowledged-write loop on the stress disk's last 32 MiB.
+ack_start() {
+	local mm dm
+	rm -f "$D"/ack.*
+	h_dm_remove f12ack 2>/dev/null
+	mm=$(cat "/sys/block/${disk#/dev/}/dev") &&
+		dm=$(h_dm f12ack "0 65536 linear $mm 131072") &&
+		h_blknode "${dm#/dev/}" "$D/ack" || return 1
+	(
+		k=0
+		while [ ! -e "$D/ack.stop" ]; do
+			k=$((k + 1))
+			h_ackcheck write "$D/ack" "$D/ack.state" -b 8192 -n 1024 -t 8 \
+				-S "$D/ack.stop" >"$D/ack.w.$k" 2>&1
+			# Until a read-back reaches the disk, no new pass: its
+			# writes could cover a lost one. (Stopped meanwhile: the
+			# final read-back reads the same state.)
+			while ack_verify "$D/ack.v.$k"; r=$?
+				[ "$r" = 2 ] && [ ! -e "$D/ack.stop" ]; do :; done
+			[ "$r" = 2 ] && r=final
+			echo "$k $r" >>"$D/ack.log"
+		done
+	) </dev/null >/dev/null 2>&1 &
+	ack_pid=$!
+}
+# ack_stop SQ: stop the loop, read everything back once more, judge.
+ack_stop() {
+	local r acked lost bad_rb
+	touch "$D/ack.stop"
+	if ! wait_for 180 eval "! kill -0 $ack_pid 2>/dev/null"; then
+		no "sq $1 phase B: the acknowledged-write loop did not stop within 180 s"
+		pkill -9 -P "$ack_pid"; kill -9 "$ack_pid" 2>/dev/null
+	fi
+	ack_verify "$D/ack.final"
+	r=$?
+	acked=$(cat "$D"/ack.w.* 2>/dev/null | sed -n 's/^ackcheck write: \([0-9]*\) acknowledged.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	lost=$(cat "$D"/ack.v.* "$D/ack.final" 2>/dev/null | grep -ac '^LOST ')
+	bad_rb=$(awk '$2 != 0 && $2 != "final"' "$D/ack.log" 2>/dev/null | wc -l)
+	echo "phase B acknowledged writes: $(wc -l <"$D/ack.log" 2>/dev/null || echo 0) passes," \
+		"$acked acknowledged, $lost sectors lost, final read-back: $(tail -n 1 "$D/ack.final")"
+	[ "$lost" = 0 ] || { no "sq $1 phase B: $lost acknowledged sectors lost"; cat "$D"/ack.v.* "$D/ack.final" | grep -a '^LOST ' | head -n 4 | sed 's/^/    /'; }
+	[ "$bad_rb" = 0 ] && [ "$r" = 0 ] || [ "$lost" != 0 ] ||
+		no "sq $1 phase B: a read-back of the acknowledged writes concluded nothing (final status $r, $bad_rb passes)"
+	[ "$acked" -gt 0 ] || no "sq $1 phase B: no write acknowledged beside fio"
+	h_dm_remove f12ack 2>/dev/null
+}
+
 # run_size SQ: log in with srp_sq_size SQ, phase A, phase B, log out.
 run_size() {
 	local sq=$1 m out rc v u n0 n1 tmo0 tmo1 err0 err1 eh k passes=0 ok=0 vb=0 cmds=0 ioerr=0
@@ -220,6 +284,7 @@ run_size() {
 	m=$(h_dmesg_mark "f12 sq $sq phase B")
 	n0=$(in_cmds)
 	rm -f "$D/stop.tmf" "$D/tmf"
+	ack_start || no "sq $sq phase B: cannot start the acknowledged-write loop"
 	tmf_driver 45 </dev/null >/dev/null 2>&1 &
 	tpid=$!
 	while kill -0 "$tpid" 2>/dev/null; do
@@ -252,6 +317,8 @@ run_size() {
 	done
 	touch "$D/stop.tmf"
 	wait_for 120 eval "! kill -0 $tpid 2>/dev/null" || no "sq $sq phase B: a TMF (sg_reset) hung for over 120 s"
+	[ -z "${ack_pid:-}" ] || ack_stop "$sq"
+	ack_pid=
 	read -r d df t tf s 2>/dev/null <"$D/tmf" || d=0 df=0 t=0 tf=0 s=0
 	n1=$(in_cmds)
 	eh=$(eh_lines "$m")
