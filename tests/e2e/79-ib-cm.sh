@@ -58,7 +58,7 @@ srpt_qps() {
 released() {	# the ACL shows no session and the target's QP is gone
 	wait_for 30 grep -q "No active SRP session" "$acl/info" ||
 		die "the target still has the channel 30 s after the DREQ: $(tr '\n' ' ' <"$acl/info")"
-	wait_for 30 test "$(srpt_qps)" = 0 ||
+	wait_for 30 eval 'test "$(srpt_qps)" = 0' ||
 		die "the target still has $(srpt_qps) RC QP(s) 30 s after the DREQ: $(rdma resource show qp | grep ib_srpt)"
 }
 refused_here() {	# WHERE: the REQ gets the IB CM's own REJ, and the log says why
@@ -104,7 +104,7 @@ wait_for 30 sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'waiting for the tar
 rm -f "$acl/lun_0/map"
 rmdir "$acl/lun_0" "$acl"
 wait "$pid" || die "removing the ACL did not make the target send SRP_T_LOGOUT and a DREQ"
-wait_for 30 test "$(srpt_qps)" = 0 || die "the target still has its RC QP 30 s after its DREQ"
+wait_for 30 eval 'test "$(srpt_qps)" = 0' || die "the target still has its RC QP 30 s after its DREQ"
 log "ok: removing the ACL sent SRP_T_LOGOUT and a DREQ to the IB CM initiator; the QP is gone"
 
 srpt_teardown

@@ -160,9 +160,12 @@ expect_eq "rdma_cm_port read in $NS after the initial one removed its listener" 
 # ------------------------------- module unload closes the namespace's one
 # An independent signal beside our own message: the RDMA core's list of
 # CM IDs in the namespace.
+# Either answer needs the tool to have answered.
 ns_listening() {
-	nsx rdma resource show cm_id 2>/dev/null | grep -F '[ib_srpt]' |
-		grep -F 'state LISTEN' | grep -qE ":$RDMA_CM_PORT( |\$)"
+	local o
+	o=$(nsx rdma resource show cm_id 2>&1) || die "rdma resource show cm_id in $NS failed: $o"
+	echo "$o" | grep -F '[ib_srpt]' | grep -F 'state LISTEN' |
+		grep -qE ":$RDMA_CM_PORT( |\$)"
 }
 ns_listening || die "rdma resource show cm_id in $NS lists no ib_srpt listener on port $RDMA_CM_PORT before the unload"
 srpt_teardown
