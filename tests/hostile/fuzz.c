@@ -604,6 +604,26 @@ int case_fuzz_live(void)
 			}
 			continue;
 		}
+		/*
+		 * A send slot too. After the target's close our sends never
+		 * complete (rxe retries for ever): post_send_raw() would sit out
+		 * its 10 s; a disconnect is the reconnect's cue at once.
+		 */
+		if (c.sout >= c.nsend) {
+			uint64_t end = now_ms() + FUZZ_WAIT_MS;
+
+			while (c.sout >= c.nsend && !c.disconnected && !c.broken && now_ms() < end) {
+				pump(&c, 100);
+				if (reap(&c) < 0)
+					return 1;
+			}
+			if (c.sout >= c.nsend && !c.disconnected && !c.broken) {
+				r = fail("no send completed for %d s (%d requests pending)",
+					 FUZZ_WAIT_MS / 1000, fz.npend);
+				break;
+			}
+			continue;
+		}
 		if (w < 600) {
 			kind = K_CMD;
 			len = build_fuzz_cmd(&c, iu, max, tag);
