@@ -588,37 +588,23 @@ int case_fuzz_live(void)
 			fz.reconnects++;
 			continue;
 		}
-		/* Never beyond the credits: wait for some to come back. */
-		if (c.credits <= 0) {
-			uint64_t end = now_ms() + FUZZ_WAIT_MS;
-
-			while (c.credits <= 0 && !c.disconnected && !c.broken && now_ms() < end) {
-				pump(&c, 100);
-				if (reap(&c) < 0)
-					return 1;
-			}
-			if (c.credits <= 0 && !c.disconnected && !c.broken) {
-				r = fail("no credit came back for %d s (%d requests pending)",
-					 FUZZ_WAIT_MS / 1000, fz.npend);
-				break;
-			}
-			continue;
-		}
 		/*
-		 * A send slot too. After the target's close our sends never
-		 * complete (rxe retries for ever): post_send_raw() would sit out
-		 * its 10 s; a disconnect is the reconnect's cue at once.
+		 * Never beyond the credits, and a send slot free: wait for
+		 * both. After the target's close our sends never complete (rxe
+		 * retries for ever): the disconnect is the reconnect's cue.
 		 */
-		if (c.sout >= c.nsend) {
+		if (c.credits <= 0 || c.sout >= c.nsend) {
 			uint64_t end = now_ms() + FUZZ_WAIT_MS;
 
-			while (c.sout >= c.nsend && !c.disconnected && !c.broken && now_ms() < end) {
+			while ((c.credits <= 0 || c.sout >= c.nsend) &&
+			       !c.disconnected && !c.broken && now_ms() < end) {
 				pump(&c, 100);
 				if (reap(&c) < 0)
 					return 1;
 			}
-			if (c.sout >= c.nsend && !c.disconnected && !c.broken) {
-				r = fail("no send completed for %d s (%d requests pending)",
+			if ((c.credits <= 0 || c.sout >= c.nsend) && !c.disconnected && !c.broken) {
+				r = fail("no %s came back for %d s (%d requests pending)",
+					 c.credits <= 0 ? "credit" : "send completion",
 					 FUZZ_WAIT_MS / 1000, fz.npend);
 				break;
 			}
