@@ -507,7 +507,7 @@ static void srpt_fuzz_names(struct kunit *test)
 	struct srpt_fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	char *buf = kunit_kzalloc(test, 128, GFP_KERNEL);
 	char *out = kunit_kzalloc(test, 128, GFP_KERNEL);
-	unsigned long ids = 0, v4 = 0, v6 = 0, refused = 0;
+	unsigned long ids = 0, v4 = 0, v6 = 0, scoped = 0, refused = 0;
 	struct sockaddr_storage ss, ss2;
 	static const u8 zero[sizeof(ss)];
 	u8 id[16], id2[16];
@@ -544,10 +544,16 @@ static void srpt_fuzz_names(struct kunit *test)
 				struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
 
 				v6++;
-				/* Scopes name interfaces: check the address and port. */
-				a6->sin6_scope_id = 0;
-				snprintf(out, 128, "[%pI6c]:%u", &a6->sin6_addr,
-					 be16_to_cpu(a6->sin6_port));
+				/* A scope given by name renders as its index. */
+				if (a6->sin6_scope_id) {
+					scoped++;
+					snprintf(out, 128, "[%pI6c%%%u]:%u",
+						 &a6->sin6_addr, a6->sin6_scope_id,
+						 be16_to_cpu(a6->sin6_port));
+				} else {
+					snprintf(out, 128, "[%pI6c]:%u", &a6->sin6_addr,
+						 be16_to_cpu(a6->sin6_port));
+				}
 			}
 			ok = !srpt_portal_parse(&init_net, out, &ss2) &&
 			     !memcmp(&ss, &ss2, sizeof(ss));
@@ -564,13 +570,14 @@ static void srpt_fuzz_names(struct kunit *test)
 		}
 		kfree(name);
 	}
-	kunit_info(test, "%u names: port IDs %lu, IPv4 portals %lu, IPv6 portals %lu, refused portals %lu",
-		   n, ids, v4, v6, refused);
+	kunit_info(test, "%u names: port IDs %lu, IPv4 portals %lu, IPv6 portals %lu (%lu scoped), refused portals %lu",
+		   n, ids, v4, v6, scoped, refused);
 	if (!srpt_fuzz_end(test, f, n))
 		return;
 	KUNIT_EXPECT_GT(test, ids, 0UL);
 	KUNIT_EXPECT_GT(test, v4, 0UL);
 	KUNIT_EXPECT_GT(test, v6, 0UL);
+	KUNIT_EXPECT_GT(test, scoped, 0UL);
 }
 
 /* An ACL or GUID name: GUID-, address- and port-ID-shaped, then mutated. */
