@@ -202,6 +202,9 @@ count_tier() {
 	if [ -z "$line" ]; then
 		echo "check: $name printed no 'N passed, N failed' line"
 		[ "$f" != 0 ] || f=1
+	elif [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "check: $name ran no test"
+		f=1
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
