@@ -8,10 +8,12 @@
  *   ackcheck write DEV STATE [-n WRITES] [-t THREADS] [-b BLOCKS] [-S STOPFILE]
  *   ackcheck verify DEV STATE
  *   ackcheck acked STATE		print one acknowledged block number
+ *   ackcheck count STATE		print how many writes were ever acknowledged
  *
  * STATE is a file mapped shared, so a writer that is killed leaves it
  * exact: per block the last acknowledged generation and the last one
- * tried. A write that did not complete (an error, or the writer killed)
+ * tried, and the writes acknowledged over all passes (which a caller
+ * polls to see that writes are flowing). A write that did not complete (an error, or the writer killed)
  * may or may not have reached the disk, so each sector of a block may hold
  * any generation from the acknowledged one through the last tried; a
  * sector holding anything else is a lost acknowledged write. Sectors are
@@ -38,7 +40,7 @@
 #define SECT		512
 #define SPB		(BLK / SECT)
 #define MAGIC		0x5352504141434bULL	/* "SRPAACK" */
-#define STATE_MAGIC	0x41434b5354415445ULL	/* "ACKSTATE" */
+#define STATE_MAGIC	0x41434b5354415432ULL	/* "ACKSTAT2" */
 #define MAX_THREADS	64
 #define MAX_ERR_RUN	8	/* errors in a row that end a thread */
 
@@ -57,6 +59,7 @@ struct gens {
 struct state {
 	uint64_t magic;
 	uint64_t nblocks;
+	uint64_t acked;
 	struct gens g[];
 };
 
@@ -181,6 +184,7 @@ static void *writer(void *arg)
 		if (r == BLK) {
 			__atomic_store_n(&gp->acked, g, __ATOMIC_SEQ_CST);
 			__atomic_add_fetch(&n_acked, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&st->acked, 1, __ATOMIC_RELAXED);
 			err_run = 0;
 			continue;
 		}
@@ -292,7 +296,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: ackcheck write DEV STATE [-n WRITES] [-t THREADS] [-b BLOCKS] [-S STOPFILE]\n"
 		"       ackcheck verify DEV STATE\n"
-		"       ackcheck acked STATE\n");
+		"       ackcheck acked STATE\n"
+		"       ackcheck count STATE\n");
 	return 4;
 }
 
@@ -315,6 +320,12 @@ int main(int argc, char **argv)
 			}
 		fprintf(stderr, "no acknowledged block\n");
 		return 1;
+	}
+	if (!strcmp(cmd, "count")) {
+		if (map_state(argv[2], 0))
+			return 4;
+		printf("%llu\n", (unsigned long long)__atomic_load_n(&st->acked, __ATOMIC_RELAXED));
+		return 0;
 	}
 	if (argc < 4)
 		return usage();

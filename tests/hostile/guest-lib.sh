@@ -454,15 +454,49 @@ h_io_selftest() {
 # a failed step, the runner's timeout), its open window is closed with it
 # (h_at_exit), and the runner closes any window a killed script left open
 # before the next fault: a window never extends over later faults.
+#
+# A disruption tests the data only if writes are in flight when it starts:
+# h_disrupt_begin first waits (up to 60 s) until the loop is in a write
+# phase, an acknowledged write seen after it was called. Without one, the
+# window is recorded in $H_IO_DIR/idle and the runner fails the fault.
 h_disrupt_begin() {
+	if ! h_io_flowing 60; then
+		echo "no write acknowledged in the 60 s before the disruption: it tests no data"
+		date +%s >>"$H_IO_DIR/idle"
+	fi
+	h_io_acked >"$H_IO_DIR/disrupt.acked"
 	date +%s >"$H_IO_DIR/disrupt.now"
 	[ -n "${H_DISRUPT_TRAP:-}" ] || { H_DISRUPT_TRAP=1; h_at_exit h_disrupt_end; }
 }
 h_disrupt_end() {
+	local a0
 	# 5 s of slack: the initiator notices late.
 	[ -e "$H_IO_DIR/disrupt.now" ] || return 0
 	echo "$(cat "$H_IO_DIR/disrupt.now") $(( $(date +%s) + 5 ))" >>"$H_IO_DIR/disrupt"
+	read -r a0 2>/dev/null <"$H_IO_DIR/disrupt.acked"
+	echo "writes acknowledged during the disruption: $(( $(h_io_acked) - ${a0:-0} ))"
 	rm -f "$H_IO_DIR/disrupt.now"
+}
+
+# h_io_idle: how many disruptions began with no write flowing.
+h_io_idle() {
+	if [ -e "$H_IO_DIR/idle" ]; then wc -l <"$H_IO_DIR/idle"; else echo 0; fi
+}
+
+# h_io_acked: the writes the loop has had acknowledged since it started.
+h_io_acked() { h_ackcheck count "$H_IO_DIR/state" 2>/dev/null || echo 0; }
+
+# h_io_flowing SECONDS: succeeds once a write is acknowledged after the call.
+h_io_flowing() {
+	local a0 a n=0
+	a0=$(h_io_acked)
+	while [ "$n" -lt $(( $1 * 5 )) ]; do
+		sleep 0.2
+		a=$(h_io_acked)
+		[ "$a" -gt "$a0" ] && return 0
+		n=$((n + 1))
+	done
+	return 1
 }
 
 # h_pass_disrupted N: pass N overlaps a disruption window (an open one
@@ -483,7 +517,8 @@ h_pass_disrupted() {
 # h_io_stop [MAX_WAIT_S]: stop the loop, read back every acknowledged
 # block once more and count. Sets H_IO_PASSES, H_ACKED (writes
 # acknowledged), H_VERIFY_ERRORS (sectors lost, over every read-back),
-# H_IO_ERRORS (passes with failed writes outside a disruption),
+# H_IO_ERRORS (passes with failed writes outside a disruption, and
+# disruptions that began with no write in flight),
 # H_UNVERIFIED (the final read-back never reached the disk; a pass's own
 # read-back is retried until it does, before the next pass writes) and H_IO_HUNG
 # (the loop had to be killed).
@@ -530,6 +565,11 @@ h_io_stop() {
 		H_IO_ERRORS=$((H_IO_ERRORS + 1))
 		echo "pass $k ($(cat "$H_IO_DIR/t.$k")), status $rc: $(cat "$H_IO_DIR/out.$k")"
 	done
+	v=$(h_io_idle)
+	if [ "$v" != 0 ]; then
+		H_IO_ERRORS=$((H_IO_ERRORS + v))
+		echo "$v disruptions began with no write in flight (at $(tr '\n' ' ' <"$H_IO_DIR/idle"))"
+	fi
 	# The last word: every block ever acknowledged, read once more.
 	h_ack_verify "$H_IO_DIR/verify.final" 60
 	rc=$?

@@ -228,6 +228,7 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 		# the debug kernel runs about three times slower
 		[[ "$(uname -r)" != *-srpt-debug ]] || ft=$((ft * 2))
 		ft0=$(date +%s)
+		idle0=$(h_io_idle)
 		timeout -k 5 "$ft" bash "$f" 2>&1 | sed -u 's/^/  /'
 		rc=${PIPESTATUS[0]}
 		echo "## hostile: $name took $(( $(date +%s) - ft0 ))s"
@@ -243,6 +244,8 @@ if [ "${HOSTILE_FAULTS:-1}" != 0 ]; then
 			warnings=$((warnings + $(echo "$splat" | wc -l)))
 			echo "$splat" | head -n 10 | sed 's/^/    dmesg: /'
 			result FAIL "$name" "kernel warning: $(echo "$splat" | head -n 1)"
+		elif [ "$(h_io_idle)" != "$idle0" ]; then
+			result FAIL "$name" "a disruption began with no write in flight (h_disrupt_begin)"
 		elif [ "$rc" = 0 ]; then
 			result PASS "$name"
 		else
