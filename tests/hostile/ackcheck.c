@@ -13,11 +13,12 @@
  * STATE is a file mapped shared, so a writer that is killed leaves it
  * exact: per block the last acknowledged generation and the last one
  * tried, and the writes acknowledged over all passes (which a caller
- * polls to see that writes are flowing). A write that did not complete (an error, or the writer killed)
- * may or may not have reached the disk, so each sector of a block may hold
- * any generation from the acknowledged one through the last tried; a
- * sector holding anything else is a lost acknowledged write. Sectors are
- * checked one by one because a failed write may have landed in part.
+ * polls to see that writes are flowing). A write that did not complete
+ * (an error, or the writer killed) may or may not have reached the disk,
+ * so each sector of a block may hold any generation from the acknowledged
+ * one through the last tried; a sector holding anything else is a lost
+ * acknowledged write. Sectors are checked one by one because a failed
+ * write may have landed in part.
  *
  * Exit status: write: 0 all acknowledged, 3 some failed; verify: 0 all
  * there, 1 data lost, 2 could not read everything (nothing concluded);
