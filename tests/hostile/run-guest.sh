@@ -112,6 +112,15 @@ remaining=
 # (or, the target broken, the next boot does). fuzz_live (its own timeout)
 # and, with HOSTILE_TRACE=1, every case run alone.
 todo=$(echo $cases)
+# While the cases run, the write loop rests 45 s between passes
+# (h_io_pace), and the Linux initiator's session must keep its channels
+# throughout: a case that disturbs it shows as its QPs gone afterwards,
+# whether or not a write was in flight.
+fio_qps=
+if [ -n "$todo" ]; then
+	fio_qps=$(h_srpt_qpns | tr '\n' ' ')
+	h_io_pace 45
+fi
 while [ -n "$todo" ] && [ -z "$dead" ]; do
 	set -- $todo
 	batch=$1
@@ -200,6 +209,21 @@ while [ -n "$todo" ] && [ -z "$dead" ]; do
 	fi
 done
 [ -z "$dead" ] || remaining=$(echo $todo | tr ' ' ',')
+h_io_pace
+if [ -n "$cases" ] && [ -z "$dead" ]; then
+	gone=
+	for q in $fio_qps; do
+		h_qp_exists "$q" || gone+="$q "
+	done
+	if [ -z "$fio_qps" ]; then
+		result FAIL linux_session_kept "the Linux initiator had no channel before the cases"
+	elif [ -n "$gone" ]; then
+		result FAIL linux_session_kept "its channels (QPs ${fio_qps% }) before the cases, gone after them: ${gone% } (now: $(h_srpt_qpns | tr '\n' ' '))"
+	else
+		result PASS linux_session_kept
+		echo "  the Linux initiator kept its channels (QPs ${fio_qps% }) through the cases"
+	fi
+fi
 if [ -n "$dead" ]; then
 	echo "$remaining" >/out/remaining
 	echo "## hostile: not run in this boot (target broken): $remaining"
