@@ -647,6 +647,17 @@ dbus_start() {
 	wait_for 5 test -S /run/dbus/system_bus_socket
 }
 
+# tcb [OUT]: the targetcli commands on stdin in one targetcli shell
+# (tests/tcbatch.py; a python start costs seconds under TCG), each echoed
+# with its output to OUT (default /tmp/tcb.out) and the log. Fails at the
+# first command that fails, naming it.
+tcb() {
+	local out=${1:-/tmp/tcb.out} rc=0
+	/usr/bin/python3 "$REPO/tests/tcbatch.py" >"$out" 2>&1 || rc=$?
+	grep -v -e 'Could not load preferences' -e 'dbroot' "$out" >&2
+	[ "$rc" = 0 ] || { die "targetcli: $(grep -m1 '^tcbatch:' "$out" || echo "status $rc")"; return 1; }
+}
+
 # ------------------------------------------------------------- dmesg checks
 
 # dmesg_splats FILE: print kernel splat lines (SPLAT_RE) found in FILE.

@@ -8,7 +8,8 @@ set -e
 rxe_setup
 srpt_load
 dbus_start
-# Every targetcli command must succeed; its output goes to the log.
+# Every targetcli command must succeed; its output goes to the log. The
+# commands of each step run in one targetcli shell (tcb).
 tc() {
 	local o rc
 	log "targetcli $*"
@@ -19,14 +20,15 @@ tc() {
 }
 
 wwn=ib.$(gid0_hex)
-targetcli /srpt info >/tmp/srpt-info 2>&1 || true
-cat /tmp/srpt-info >&2
-grep -q "$wwn" /tmp/srpt-info || die "targetcli does not list $wwn"
-tc /backstores/fileio create name=tcf0 file_or_dev=/tmp/lun-tcf0.img size=64M write_back=false
-tc /srpt create "$wwn"
-tc "/srpt/$wwn/luns" create /backstores/fileio/tcf0
-tc "/srpt/$wwn/acls" create "ib.$(initiator_acl_name | sed 's/^0x//')"
-targetcli ls >&2
+tcb /tmp/tc-setup.out <<EOF
+/srpt info
+/backstores/fileio create name=tcf0 file_or_dev=/tmp/lun-tcf0.img size=64M write_back=false
+/srpt create $wwn
+/srpt/$wwn/luns create /backstores/fileio/tcf0
+/srpt/$wwn/acls create ib.$(initiator_acl_name | sed 's/^0x//')
+ls
+EOF
+grep -q "^Allowed WWNs list:.*$wwn" /tmp/tc-setup.out || die "targetcli /srpt info does not list $wwn"
 # The RDMA/CM listener port is a fabric-wide configfs attribute.
 echo "$RDMA_CM_PORT" >"$SRPT_CFS/discovery_auth/rdma_cm_port"
 t=$(tpg_dir)
@@ -53,8 +55,7 @@ fi
 srp_logout
 
 # saveconfig / clearconfig / targetctl restore round trip, then log in again.
-tc saveconfig /tmp/srpt-saved.json
-tc clearconfig confirm=True
+printf '%s\n' "saveconfig /tmp/srpt-saved.json" "clearconfig confirm=True" | tcb
 [ -d "$t" ] && die "clearconfig left $t"
 log "targetctl restore /tmp/srpt-saved.json"
 targetctl restore /tmp/srpt-saved.json >&2 || die "targetctl restore"

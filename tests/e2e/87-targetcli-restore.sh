@@ -23,28 +23,30 @@ ipid=0000000000000000$(node_guid_hex)
 colon=$(echo "$gid" | sed -E 's/(....)/\1:/g; s/:$//')
 t=$SRPT_CFS/0x$gid/tpgt_1
 rounds=("ib.$gid ib.$ipid" "0x$gid 0x$ipid" "$gid $ipid" "$colon ib.$ipid")
-tc /backstores/fileio create name=rt file_or_dev=/tmp/lun-rt.img size=17M write_back=false
 r=0
 for round in "${rounds[@]}"; do
 	read -r tname aname <<<"$round"
 	r=$((r + 1))
 	log "form $r: target '$tname', ACL '$aname'"
-	# One targetcli process per form: a python start costs seconds here.
+	# One targetcli shell per form: a python start costs seconds here.
 	{
-		[ "$r" = 1 ] || echo "/srpt delete ib.$gid"
+		if [ "$r" = 1 ]; then
+			echo "/backstores/fileio create name=rt file_or_dev=/tmp/lun-rt.img size=17M write_back=false"
+		else
+			echo "/srpt delete ib.$gid"
+		fi
 		echo "/srpt create $tname"
 		echo "/srpt/ib.$gid/luns create /backstores/fileio/rt"
 		echo "/srpt/ib.$gid/acls create $aname"
 		echo "ls /srpt"
 	} >/tmp/tc-form.in
-	targetcli </tmp/tc-form.in >/tmp/ls.out 2>&1 || { cat /tmp/ls.out >&2; die "form $r: targetcli"; }
+	tcb /tmp/ls.out </tmp/tc-form.in
 	[ -d "$t/acls/0x$ipid" ] || { cat /tmp/ls.out >&2; die "form $r: ACL 0x$ipid not in configfs"; }
 	[ -d "$t/lun/lun_0" ] || { cat /tmp/ls.out >&2; die "form $r: no lun_0 in configfs"; }
 	grep -q "ib.$ipid" /tmp/ls.out || { cat /tmp/ls.out >&2; die "form $r: targetcli ls does not show the ACL"; }
 done
 
-tc saveconfig /tmp/rt.json
-tc clearconfig confirm=True
+printf '%s\n' "saveconfig /tmp/rt.json" "clearconfig confirm=True" | tcb
 [ -d "$t" ] && die "clearconfig left $t"
 srpt_teardown
 srpt_unload

@@ -31,12 +31,6 @@ done
 export PYTHONPATH=$p
 tc() { log "targetcli $*"; targetcli "$@" >/tmp/tc.out 2>&1 || { cat /tmp/tc.out >&2; die "targetcli $*"; return 1; }
 	grep -v -e 'Could not load preferences' -e 'dbroot' /tmp/tc.out >&2 || true; }
-tcs() {	# targetcli reading commands from stdin, one python start
-	targetcli >/tmp/tcs.out 2>&1 || { cat /tmp/tcs.out >&2; die "targetcli (script)"; return 1; }
-	cat /tmp/tcs.out >&2
-	grep -q -e '^Error' -e 'Traceback' /tmp/tcs.out && { die "targetcli reported an error"; return 1; }
-	return 0
-}
 srpt_load
 gid=$(gid0_hex)
 guid=${gid:16:16}
@@ -47,8 +41,8 @@ IPACL=fd00::2
 PORT_NP=5556 PORT_CM=5557
 T=$SRPT_CFS/0x$gid/tpgt_1
 TG=$SRPT_CFS/$gcolon/tpgt_1
-tc /backstores/fileio create name=rp file_or_dev=/tmp/lun-rp.img size=17M write_back=false
-printf '%s\n' "/srpt create ib.$gid" "/srpt create ib.$guid" | tcs
+printf '%s\n' "/backstores/fileio create name=rp file_or_dev=/tmp/lun-rp.img size=17M write_back=false" \
+	"/srpt create ib.$gid" "/srpt create ib.$guid" | tcb
 [ -d "$TG" ] || die "no GUID-named target port $gcolon in configfs"
 # targetcli enabled the TPG (auto_enable_tpgt); LIO takes an rtpi only while
 # a TPG is disabled, which is also how restoreconfig must write it.
@@ -59,7 +53,7 @@ echo "$PORT_CM" >"$SRPT_CFS/discovery_auth/rdma_cm_port" || die "rdma_cm_port $P
 printf '%s\n' "/srpt/ib.$gid/luns create /backstores/fileio/rp" \
 	"/srpt/ib.$gid/acls create ib.$ipid" \
 	"/srpt/ib.$gid/portals create ip_address=$TARGET_ADDR ip_port=$PORT_NP" \
-	"/srpt/ib.$guid/acls create ib.$iguid" "/srpt/ib.$guid/acls create $IPACL" "ls /srpt" | tcs
+	"/srpt/ib.$guid/acls create ib.$iguid" "/srpt/ib.$guid/acls create $IPACL" "ls /srpt" | tcb /tmp/tcs.out
 [ -d "$T/np/[$TARGET_ADDR]:$PORT_NP" ] || die "portals create made no portal in configfs"
 [ -d "$TG/acls/$(echo "$iguid" | sed -E 's/(....)/\1:/g; s/:$//')" ] ||
 	die "the GUID ACL is not in configfs: $(ls "$TG/acls")"
@@ -69,7 +63,7 @@ grep -q "ib.$iguid" /tmp/tcs.out || die "targetcli ls does not show the GUID ACL
 [ -d "$TG/acls/$IPACL" ] || die "the IP ACL $IPACL is not in configfs"
 grep -q "$IPACL" /tmp/tcs.out || die "targetcli ls does not show the IP ACL"
 
-tc saveconfig /tmp/rp.json
+printf '%s\n' "saveconfig /tmp/rp.json" "clearconfig confirm=True" | tcb
 python3 - "$gid" "$guid" "$TARGET_ADDR" "$PORT_NP" "$PORT_CM" "$iguid" "$IPACL" <<'PY' || die "saveconfig misses something (above)"
 import json, sys
 gid, guid, addr, np, cm, iguid, ipacl = sys.argv[1:]
@@ -91,7 +85,6 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 log "ok: saveconfig has the portal, rtpi, the GUID-named port and its ACLs, rdma_cm_port"
-tc clearconfig confirm=True
 [ -z "$(ls -d "$SRPT_CFS"/0x* "$SRPT_CFS"/*:* 2>/dev/null)" ] || die "clearconfig left $(ls "$SRPT_CFS")"
 echo 0 >"$SRPT_CFS/discovery_auth/rdma_cm_port"
 srpt_unload
