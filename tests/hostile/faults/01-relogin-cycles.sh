@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# 20 logout/login cycles of the Linux initiator under the write loop. Each
-# logout waits until the loop writes again (after a login it first reads
-# back what it had), so that every logout cuts writes in flight.
+# RELOGIN_CYCLES (default 10) logout/login cycles of the Linux initiator
+# under the write loop. Each logout waits until the loop writes again
+# (after a login it first reads back what it had), so that every logout
+# cuts writes in flight.
 . "$REPO/tests/hostile/guest-lib.sh"
 bad=0
+cycles=${RELOGIN_CYCLES:-10}
 h_disrupt_begin
-for i in $(seq 20); do
+for i in $(seq "$cycles"); do
 	if [ "$i" -gt 1 ] && ! h_io_flowing 60; then
 		echo "cycle $i: no write acknowledged within 60 s of the login"
 		bad=1
@@ -21,6 +23,6 @@ for i in $(seq 20); do
 	wait_for 30 h_disk_ok || { echo "cycle $i: disk not readable after login"; bad=1; }
 done
 h_disrupt_end
-echo "20 cycles done, last disk $(h_srp_disk)"
+echo "$cycles cycles done, last disk $(h_srp_disk)"
 h_sanity || bad=1
 exit $bad

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 1080
-# Logins racing configuration changes, for RACE_SECONDS (default 60), and
+# Logins racing configuration changes, for RACE_SECONDS (default 30), and
 # longer where the machine is slow: until the race has had accepted and
 # failed hostile logins, two ACL cycles and two TPG toggles, for at most
 # RACE_MAX_SECONDS (default 240):
@@ -22,7 +22,7 @@
 # The runner checks dmesg.
 . "$REPO/tests/hostile/guest-lib.sh"
 bad=0
-SECS=${RACE_SECONDS:-60}
+SECS=${RACE_SECONDS:-30}
 MAX_SECS=${RACE_MAX_SECONDS:-240}
 [ "$MAX_SECS" -ge "$SECS" ] || MAX_SECS=$SECS
 R=/tmp/f11
