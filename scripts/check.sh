@@ -33,8 +33,8 @@
 # the rest (CHECK_PREP_BG=0 builds them first instead). The debug kernel
 # starts as soon as the build tools are installed, while apt installs the
 # rest of the packages (a new machine); the UML kernel waits for them.
-# Lint, which needs no guest either, follows them there; its result is
-# shown at the end.
+# The KUnit suites and lint, which need no guest either, follow them
+# there; their results are shown at the end.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,6 +85,14 @@ prep() {
 		KUNIT_BUILD_ONLY=1 "$SRC/scripts/kunit.sh" >"$CACHE/check/kunit-build.log" 2>&1
 		echo "check: UML kernel built (status $?) in $(( $(date +%s) - t0 ))s"
 	fi
+	# The KUnit suites (count-bounded, not time-bounded: slower here is
+	# only later) and lint need no guest either.
+	if [ "$KUNIT_BG" = 1 ]; then
+		t0=$(date +%s)
+		"$SRC/scripts/kunit.sh" >"$CACHE/check/kunit-bg.log" 2>&1
+		echo $? >"$CACHE/check/kunit-bg.rc"
+		echo "check: the KUnit suites ran in the background in $(( $(date +%s) - t0 ))s"
+	fi
 	if [ "$LINT_BG" = 1 ]; then
 		t0=$(date +%s)
 		"$SRC/scripts/lint.sh" >"$CACHE/check/lint-bg.log" 2>&1
@@ -93,17 +101,22 @@ prep() {
 	fi
 }
 prep_pid=
-rm -f "$CACHE/check/debug.done" "$CACHE/check/deps.done" "$CACHE/check/lint-bg".*
-LINT_BG=0
+rm -f "$CACHE/check/debug.done" "$CACHE/check/deps.done" "$CACHE/check/lint-bg".* \
+	"$CACHE/check/kunit-bg".*
+LINT_BG=0 KUNIT_BG=0
 if [ "${CHECK_PREP_BG:-1}" = 1 ] && [ -z "${ONLY:-}" ] && [[ " $TIERS " == *" lint "* ]]; then
 	LINT_BG=1
+fi
+if [ "${CHECK_PREP_BG:-1}" = 1 ] && [[ " $TIERS " == *" kunit "* ]] &&
+	{ [ -z "${ONLY:-}" ] || [ -n "$(only_kunit)" ]; }; then
+	KUNIT_BG=1
 fi
 if [ "${CHECK_PREP_BG:-1}" = 1 ]; then
 	# A session of its own: stopping make check stops the builds too.
 	# A new session is a new scheduler autogroup, which competes with the
 	# guests' as an equal whatever its tasks' nice: nice the group too.
 	setsid nice -n 19 bash -c "echo 19 >/proc/self/autogroup 2>/dev/null
-		$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' LINT_BG=$LINT_BG prep" \
+		$(declare -f prep); TIERS='$TIERS' SRC='$SRC' CACHE='$CACHE' LINT_BG=$LINT_BG KUNIT_BG=$KUNIT_BG prep" \
 		>"$CACHE/check/prep.out" 2>&1 </dev/null &
 	prep_pid=$!
 	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null' EXIT
@@ -157,12 +170,12 @@ need_prep() {
 total_pass=0 total_fail=0
 summary=("$(printf '%-13s %4s        %4s         %4ds' setup - - $(( $(date +%s) - t_start )))")
 
-# lint_bg: what the background lint printed, and its status.
-lint_bg() {
+# bg_tier NAME: what the background run of tier NAME printed, and its status.
+bg_tier() {
 	local rc
-	cat "$CACHE/check/lint-bg.log" 2>/dev/null
-	rc=$(cat "$CACHE/check/lint-bg.rc" 2>/dev/null) ||
-		{ echo "check: the background lint did not finish"; return 1; }
+	cat "$CACHE/check/$1-bg.log" 2>/dev/null
+	rc=$(cat "$CACHE/check/$1-bg.rc" 2>/dev/null) ||
+		{ echo "check: the background $1 did not finish"; return 1; }
 	return "$rc"
 }
 
@@ -220,8 +233,11 @@ E2E_61_DEFAULT=login,fio-verify,acl-refused,two-luns,logout-rmmod,ext-sg,mr-pool
 # dm-mad run on 6.1 only; on the debug kernel, hostile-debug refuses logins
 # and opens and closes many channels (disconnect_storm, the login cases).
 E2E_DEBUG_DEFAULT=login,fio-verify,multichannel,logout-rmmod,ext-sg,mr-pool,ib-cm,srq
-# dm-mad and ib-cm run on 6.1 and the debug kernel: not again here.
-E2E_612_DEFAULT=targetcli,install-modprobe,legacy-configfs,targetcli-restore,t10-pi,pr-fence,netns,deb,trace,alua,portals,rtslib-patches
+# dm-mad and ib-cm run on 6.1 and the debug kernel: not again here. The
+# 6.12 scenarios are two tiers, so that the two lanes (below) take about
+# as long: e2e-6.12-lio has the ones driving LIO's tools and features.
+E2E_612_DEFAULT=install-modprobe,legacy-configfs,netns,deb,trace,alua,portals
+E2E_612_LIO_DEFAULT=targetcli,targetcli-restore,t10-pi,pr-fence,rtslib-patches
 # Fault 08 (multipath failover) is left to make hostile: soft-RoCE
 # sometimes moves rxe1's GSI QP to the error state for good across
 # the link flap, and ib_srp's reconnect then hangs in the kernel.
@@ -255,6 +271,8 @@ if [ -n "${ONLY:-}" ]; then
 		lint) continue ;;
 		kunit) [ -n "$(only_kunit)" ] || continue ;;
 		e2e-6.12) [ -n "$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" ] || continue ;;
+		e2e-6.12-lio)
+			[ -n "$(sel "${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" e2e)" ] || continue ;;
 		e2e-6.1) [ -n "$(sel "$E2E_61_DEFAULT" e2e)" ] || continue ;;
 		e2e-debug) [ -n "$(sel "$E2E_DEBUG_DEFAULT" e2e)" ] || continue ;;
 		e2e-siw) [ -n "$(sel "$SIW_SCENARIOS" e2e)" ] || continue ;;
@@ -300,6 +318,10 @@ tier_cmd() {
 		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
 			E2E_ONLY="$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
 		;;
+	e2e-6.12-lio)
+		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
+			E2E_ONLY="$(sel "${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
+		;;
 	hostile) env KVER=6.12 MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="${CHECK_HOSTILE_CASES:-none}" \
 			 HOSTILE_FAULTS="$(sel "${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" faults)" \
@@ -308,54 +330,44 @@ tier_cmd() {
 	esac
 }
 
-# The lane: the e2e tiers on Debian's kernels run beside the others, in a
-# second guest with one vCPU at nice 10. One guest with two vCPUs keeps the
-# machine's two cores about 60% busy; the lane takes what it leaves. At
-# nice 0 the lane slowed the foreground's two-vCPU guests about twofold (a
-# vCPU thread waiting for a core holds up the other); two guests with two
-# vCPUs each slowed the debug one fourfold. The foreground keeps two vCPUs
-# for the tiers that hunt races (hostile and both debug tiers). While the
-# debug kernel is still being built (a fresh machine), the foreground takes
-# the lane's next tier instead of waiting; after its own it takes what is
-# left. Off by default (CHECK_LANE=1 turns it on): slowed four- to fivefold
-# while hostile-debug ran, a lane scenario overran its timeout (6.1's
-# 70-logout-rmmod, 154 s against 120) and another failed (91-alua).
-LANE_TIERS="e2e-6.12 e2e-6.1 e2e-siw"
+# The lanes: the e2e tiers on Debian's kernels run first, two at a time,
+# each in a guest with one vCPU; the tiers that hunt races (hostile and
+# the debug ones) follow one at a time with two. One guest with two vCPUs
+# keeps the two cores about 60% busy; two with one each keep them busy
+# without slowing each other much: e2e-6.1 took 287 s beside e2e-siw
+# (250 s alone with two vCPUs), e2e-siw 125 s (120). Two lanes take the
+# tiers in this order, each the next one left, so that both take about
+# as long. (Beside a guest with two vCPUs a one-vCPU guest ran four to
+# five times slower, and scenarios overran their timeouts: the lanes
+# never run beside the race tiers.) CHECK_LANE=0 runs every tier alone
+# with two vCPUs.
+LANE_TIERS="e2e-6.12 e2e-6.12-lio e2e-6.1 e2e-siw"
 lane=
 fg=
+if [ "${CHECK_LANE:-1}" != 0 ]; then
+	for t in $LANE_TIERS; do
+		[[ " $TIERS " == *" $t "* ]] && lane+="$t "
+	done
+fi
 for t in $TIERS; do
-	if [ "${CHECK_LANE:-0}" = 1 ] && [[ " $LANE_TIERS " == *" $t "* ]]; then
-		lane+="$t "
-	elif [ "$t" != lint ] || [ "$LINT_BG" != 1 ]; then
+	[[ " $lane " == *" $t "* ]] && continue
+	if { [ "$t" != lint ] || [ "$LINT_BG" != 1 ]; } &&
+		{ [ "$t" != kunit ] || [ "$KUNIT_BG" != 1 ]; }; then
 		fg+="$t "
 	fi
 done
 rm -rf "$CACHE"/check/claim-*
 # claim TIER WHO: true for the one runner that gets to run TIER.
 claim() { mkdir "$CACHE/check/claim-$1" 2>/dev/null && echo "$2" >"$CACHE/check/claim-$1/by"; }
-# steal_lane: the foreground runs the lane's next unclaimed tier; false
-# when none is left.
-steal_lane() {
-	local t
-	for t in $lane; do
-		claim "$t" fg || continue
-		run_tier "$t" tier_cmd "$t"
-		return 0
-	done
-	return 1
-}
-debug_kernel_pending() {
-	[ -n "$prep_pid" ] && [ ! -e "$CACHE/check/debug.done" ] && kill -0 "$prep_pid" 2>/dev/null
-}
 lane_pid=
 if [ -n "$lane" ]; then
-	echo "check: in the lane beside the others, one vCPU each: $lane"
+	echo "check: two lanes, one vCPU a guest: $lane"
 	rm -f "$CACHE"/check/e2e-*.rc
-	# Its own process group (set -m), which the exit trap stops whole.
+	# The second lane: its own heavy lock, its own process group (set
+	# -m), which the exit trap stops whole.
 	set -m
 	(
 		export HEAVY_LOCK=$CACHE/check/lane.lock VM_SMP=1
-		renice -n 10 -p $BASHPID >/dev/null
 		for t in $lane; do
 			claim "$t" lane || continue
 			t0=$(date +%s)
@@ -367,31 +379,34 @@ if [ -n "$lane" ]; then
 	set +m
 	trap '[ -z "$prep_pid" ] || kill -- "-$prep_pid" 2>/dev/null
 		[ -z "$lane_pid" ] || kill -- "-$lane_pid" 2>/dev/null' EXIT
-fi
-for t in $fg; do
-	case "$t" in
-	kunit) need_prep ;;
-	*-debug)
-		while debug_kernel_pending && steal_lane; do :; done
-		need_debug
-		;;
-	esac
-	run_tier "$t" tier_cmd "$t"
-done
-if [ -n "$lane_pid" ]; then
-	while steal_lane; do :; done
+	# The first lane is this shell.
+	for t in $lane; do
+		claim "$t" fg || continue
+		VM_SMP=1 run_tier "$t" tier_cmd "$t"
+	done
 	t0=$(date +%s)
 	wait "$lane_pid"
 	lane_pid=
-	echo "check: waited $(( $(date +%s) - t0 ))s for the lane"
+	echo "check: waited $(( $(date +%s) - t0 ))s for the second lane"
 	cat "$CACHE/check/lane.out"
 	for t in $lane; do
 		[ "$(cat "$CACHE/check/claim-$t/by" 2>/dev/null)" = lane ] && lane_tier "$t"
 	done
 fi
+for t in $fg; do
+	case "$t" in
+	kunit) need_prep ;;
+	*-debug) need_debug ;;
+	esac
+	run_tier "$t" tier_cmd "$t"
+done
+if [ "$KUNIT_BG" = 1 ]; then
+	need_prep
+	run_tier kunit bg_tier kunit
+fi
 if [ "$LINT_BG" = 1 ]; then
 	need_prep
-	run_tier lint lint_bg
+	run_tier lint bg_tier lint
 fi
 
 echo

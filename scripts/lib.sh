@@ -15,7 +15,7 @@
 # and for the runners that boot a guest (e2e.sh, hostile.sh, soak.sh,
 # bench.sh):
 #   runner_setup             CACHE, KVER and MODULE defaults
-#   results_dir NAME         $CACHE/results/NAME-<UTC time>
+#   results_dir NAME         a new $CACHE/results/NAME-<UTC time>
 #   runner_build_module WHAT LOG  `make module` for KVER, output in LOG
 #   ko_copy KO DIR           a private copy of the module in DIR
 #   ko_md5 KO, ko_id KO      what a runner says about the module it tests
@@ -202,9 +202,18 @@ runner_setup() {
 	MODULE=${MODULE:-ours}
 }
 
-# results_dir NAME: where a run keeps its results,
-# $CACHE/results/NAME-<UTC date and time> (not created).
-results_dir() { echo "$CACHE/results/$1-$(date -u +%Y%m%d-%H%M%S)"; }
+# results_dir NAME: a new directory for a run's results,
+# $CACHE/results/NAME-<UTC date and time>, created here: two runs of one
+# kind started in the same second (make check's lanes) get two (-2).
+results_dir() {
+	local d n=1
+	d=$CACHE/results/$1-$(date -u +%Y%m%d-%H%M%S)
+	mkdir -p "$CACHE/results"
+	while ! mkdir "$d$([ "$n" = 1 ] || echo "-$n")" 2>/dev/null; do
+		n=$((n + 1))
+	done
+	echo "$d$([ "$n" = 1 ] || echo "-$n")"
+}
 
 # runner_build_module WHAT LOG: say "WHAT: building our module for KVER"
 # and build our ib_srpt.ko for KVER into CACHE/build-KVER
