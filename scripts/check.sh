@@ -5,9 +5,10 @@
 #   1. lint: W=1 + sparse for 6.1 and 6.12, kernel-doc, checkpatch --strict
 #   2. KUnit suites under User Mode Linux (6.12 tree)
 #   3. end-to-end scenarios in a QEMU guest: on Debian's 6.12 the drop-in
-#      ones (targetcli, install and modprobe, legacy configfs, save and
-#      restore, network namespaces, tracing), on Debian's 6.1 the data-path
-#      ones over soft-RoCE; login, fio verify and logout over soft-iWARP on
+#      ones (install and modprobe, the Debian package, legacy configfs,
+#      network namespaces, tracing, e2e-6.12; targetcli, save and
+#      restore, e2e-6.12-lio), on Debian's 6.1 the data-path ones over
+#      soft-RoCE; login, fio verify and logout over soft-iWARP on
 #      Debian's 6.12 (e2e-siw)
 #   4. the fault scripts of the hostile tier under fio, Debian's 6.12
 #      (all but 08, see below)
@@ -20,13 +21,12 @@
 # The data-path scenarios and the hostile cases run once on the debug
 # kernel, which can see what they break; `make e2e` and `make hostile` run
 # everything on any kernel.
-# CHECK_LANE=1 runs the e2e tiers on Debian's kernels in a lane of their
-# own beside the others, in guests with one vCPU (see LANE_TIERS below).
+# The e2e tiers on Debian's kernels run first, two at a time in guests
+# with one vCPU each (CHECK_LANE=0: one at a time; see LANE_TIERS below).
 # Each tier prints its own "N passed, N failed"; the totals close the run,
 # with the time from the start (setup included).
-# CHECK_TIERS="lint e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug
-# hostile-debug kunit" selects tiers (this is their order: KUnit's UML
-# kernel is built last in the background).
+# CHECK_TIERS="lint e2e-6.12 e2e-6.12-lio e2e-6.1 e2e-siw hostile
+# e2e-debug hostile-debug kunit" selects tiers.
 # The debug kernel and the UML kernel of the KUnit tier are built in the
 # background, at the lowest CPU priority, while the guests of the first
 # tiers run: the guests get the CPU whenever they want it, the builds take
@@ -39,7 +39,7 @@ set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-/var/cache/ib_srpt}
-TIERS=${CHECK_TIERS:-lint e2e-6.12 e2e-6.1 e2e-siw hostile e2e-debug hostile-debug kunit}
+TIERS=${CHECK_TIERS:-lint e2e-6.12 e2e-6.12-lio e2e-6.1 e2e-siw hostile e2e-debug hostile-debug kunit}
 # The soft-iWARP tier: the scenarios every transport must pass, kept short.
 SIW_SCENARIOS=${CHECK_SIW_SCENARIOS:-login,fio-verify,logout-rmmod,mr-pool}
 # make check may use the bench while it is frozen for other runs.
@@ -287,6 +287,41 @@ if [ -n "${ONLY:-}" ]; then
 	TIERS=$keep
 fi
 
+# coverage: every e2e scenario is in the list of a tier of this run, and
+# every fault script but 08 (above) too: a scenario or fault added without
+# a tier, or a tier left out of TIERS, fails here instead of running
+# nowhere. Run when make check runs every tier (no CHECK_TIERS, no ONLY).
+coverage() {
+	local t e2e= faults= f n bad=
+	for t in $TIERS; do
+		case "$t" in
+		e2e-6.12) e2e+=",${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" ;;
+		e2e-6.12-lio) e2e+=",${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" ;;
+		e2e-6.1) e2e+=",${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" ;;
+		e2e-debug) e2e+=",${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" ;;
+		e2e-siw) e2e+=",$SIW_SCENARIOS" ;;
+		hostile) faults+=",${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" ;;
+		hostile-debug) faults+=",${CHECK_DEBUG_FAULTS:-02,03,04,06}" ;;
+		esac
+	done
+	for f in "$SRC"/tests/e2e/[0-9][0-9]-*.sh; do
+		n=$(basename "$f" .sh)
+		scenario_in "$e2e" "$n" || bad+=" $n"
+	done
+	for f in "$SRC"/tests/hostile/faults/[0-9][0-9]-*.sh; do
+		n=$(basename "$f" .sh)
+		n=${n%%-*}
+		[ "$n" = 08 ] || [[ ",$faults," == *",$n,"* ]] || bad+=" fault-$n"
+	done
+	if [ -n "$bad" ]; then
+		echo "check: in no tier of this run:$bad"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+	echo "check: every e2e scenario, and every fault but 08, is in a tier of this run"
+	echo "1 passed, 0 failed"
+}
+
 # tier_cmd TIER: run one tier's runner; it prints "N passed, N failed".
 # The e2e runners get the modules built above (KO=): one of their own
 # builds would delete the module another tier is about to copy.
@@ -359,6 +394,9 @@ done
 rm -rf "$CACHE"/check/claim-*
 # claim TIER WHO: true for the one runner that gets to run TIER.
 claim() { mkdir "$CACHE/check/claim-$1" 2>/dev/null && echo "$2" >"$CACHE/check/claim-$1/by"; }
+if [ -z "${CHECK_TIERS:-}" ] && [ -z "${ONLY:-}" ]; then
+	run_tier coverage coverage
+fi
 lane_pid=
 if [ -n "$lane" ]; then
 	echo "check: two lanes, one vCPU a guest: $lane"
