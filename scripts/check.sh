@@ -268,22 +268,30 @@ sel() {
 	esac
 	echo "$r"
 }
+# tier_list TIER: the e2e scenarios or the fault scripts TIER runs when
+# ONLY does not narrow them, with their overrides.
+tier_list() {
+	case "$1" in
+	e2e-6.12) echo "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" ;;
+	e2e-6.12-lio) echo "${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" ;;
+	e2e-6.12-alua) echo "$E2E_612_ALUA_DEFAULT" ;;
+	e2e-6.1) echo "${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" ;;
+	e2e-debug) echo "${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" ;;
+	e2e-siw) echo "$SIW_SCENARIOS" ;;
+	hostile) echo "${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" ;;
+	hostile-debug) echo "${CHECK_DEBUG_FAULTS:-02,03,04,06}" ;;
+	esac
+}
 if [ -n "${ONLY:-}" ]; then
 	keep=
 	for t in $TIERS; do
 		case "$t" in
 		lint) continue ;;
 		kunit) [ -n "$(only_kunit)" ] || continue ;;
-		e2e-6.12) [ -n "$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" ] || continue ;;
-		e2e-6.12-lio)
-			[ -n "$(sel "${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" e2e)" ] || continue ;;
-		e2e-6.12-alua) [ -n "$(sel "$E2E_612_ALUA_DEFAULT" e2e)" ] || continue ;;
-		e2e-6.1) [ -n "$(sel "$E2E_61_DEFAULT" e2e)" ] || continue ;;
-		e2e-debug) [ -n "$(sel "$E2E_DEBUG_DEFAULT" e2e)" ] || continue ;;
-		e2e-siw) [ -n "$(sel "$SIW_SCENARIOS" e2e)" ] || continue ;;
-		hostile) [ "$(sel "${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" faults)" != 0 ] || continue ;;
+		e2e-*) [ -n "$(sel "$(tier_list "$t")" e2e)" ] || continue ;;
+		hostile) [ "$(sel "$(tier_list "$t")" faults)" != 0 ] || continue ;;
 		hostile-debug)
-			[ "$(sel "${CHECK_DEBUG_FAULTS:-02,03,04,06}" faults)" != 0 ] ||
+			[ "$(sel "$(tier_list "$t")" faults)" != 0 ] ||
 				[ -n "$(only_cases)" ] || continue ;;
 		esac
 		keep+="$t "
@@ -300,14 +308,8 @@ coverage() {
 	local t e2e= faults= f n bad=
 	for t in $TIERS; do
 		case "$t" in
-		e2e-6.12) e2e+=",${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" ;;
-		e2e-6.12-lio) e2e+=",${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" ;;
-		e2e-6.12-alua) e2e+=",$E2E_612_ALUA_DEFAULT" ;;
-		e2e-6.1) e2e+=",${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" ;;
-		e2e-debug) e2e+=",${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" ;;
-		e2e-siw) e2e+=",$SIW_SCENARIOS" ;;
-		hostile) faults+=",${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" ;;
-		hostile-debug) faults+=",${CHECK_DEBUG_FAULTS:-02,03,04,06}" ;;
+		e2e-*) e2e+=",$(tier_list "$t")" ;;
+		hostile*) faults+=",$(tier_list "$t")" ;;
 		esac
 	done
 	for f in "$SRC"/tests/e2e/[0-9][0-9]-*.sh; do
@@ -338,38 +340,38 @@ tier_cmd() {
 	kunit) "$SRC/scripts/kunit.sh" ;;
 	e2e-siw)
 		env KVER=6.12 MODULE=ours TRANSPORT=siw KO="$CACHE/build-6.12/ib_srpt.ko" \
-			E2E_ONLY="$(sel "$SIW_SCENARIOS" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-6.1)
 		# The data path against the older kernel's RDMA and LIO cores;
 		# install, configfs and tracing scenarios run on 6.12 only.
 		env KVER=6.1 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.1/ib_srpt.ko" \
-			E2E_ONLY="$(sel "${E2E_61_SCENARIOS:-$E2E_61_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-debug)
 		env KVER=debug MODULE=ours TRANSPORT=rxe E2E_KMEMLEAK=end KO="$CACHE/build-debug/ib_srpt.ko" \
-			E2E_ONLY="$(sel "${E2E_DEBUG_SCENARIOS:-$E2E_DEBUG_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	hostile-debug) env KVER=debug MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="$(sel "${CHECK_DEBUG_CASES:-all,fuzz_live}" cases)" \
 			 HOSTILE_FUZZ_SEED="${HOSTILE_FUZZ_SEED:-$CHECK_FUZZ_SEED}" \
-			 HOSTILE_FAULTS="$(sel "${CHECK_DEBUG_FAULTS:-02,03,04,06}" faults)" \
+			 HOSTILE_FAULTS="$(sel "$(tier_list "$t")" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	e2e-6.12)
 		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
-			E2E_ONLY="$(sel "${E2E_612_SCENARIOS:-$E2E_612_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-6.12-lio)
 		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
-			E2E_ONLY="$(sel "${E2E_612_LIO_SCENARIOS:-$E2E_612_LIO_DEFAULT}" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	e2e-6.12-alua)
 		env KVER=6.12 MODULE=ours TRANSPORT=rxe KO="$CACHE/build-6.12/ib_srpt.ko" \
-			E2E_ONLY="$(sel "$E2E_612_ALUA_DEFAULT" e2e)" "$SRC/scripts/e2e.sh"
+			E2E_ONLY="$(sel "$(tier_list "$t")" e2e)" "$SRC/scripts/e2e.sh"
 		;;
 	hostile) env KVER=6.12 MODULE=ours TRANSPORT=rxe \
 			 HOSTILE_CASES="${CHECK_HOSTILE_CASES:-none}" \
-			 HOSTILE_FAULTS="$(sel "${CHECK_FAULTS:-$CHECK_FAULTS_DEFAULT}" faults)" \
+			 HOSTILE_FAULTS="$(sel "$(tier_list "$t")" faults)" \
 			 HOSTILE_SQ_SIZES="${HOSTILE_SQ_SIZES:-min}" "$SRC/scripts/hostile.sh" ;;
 	*) echo "check: unknown tier $t"; echo "0 passed, 1 failed"; return 1 ;;
 	esac

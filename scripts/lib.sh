@@ -206,13 +206,15 @@ runner_setup() {
 # $CACHE/results/NAME-<UTC date and time>, created here: two runs of one
 # kind started in the same second (make check's lanes) get two (-2).
 results_dir() {
-	local d n=1
+	local d s= n=1
 	d=$CACHE/results/$1-$(date -u +%Y%m%d-%H%M%S)
-	mkdir -p "$CACHE/results"
-	while ! mkdir "$d$([ "$n" = 1 ] || echo "-$n")" 2>/dev/null; do
+	mkdir -p "$CACHE/results" || return 1
+	until mkdir "$d$s" 2>/dev/null; do
+		[ -e "$d$s" ] || return 1	# not a name taken: no retry helps
 		n=$((n + 1))
+		s=-$n
 	done
-	echo "$d$([ "$n" = 1 ] || echo "-$n")"
+	echo "$d$s"
 }
 
 # runner_build_module WHAT LOG: say "WHAT: building our module for KVER"
