@@ -6,7 +6,7 @@
  * disruptions: is every write that completed still there?
  *
  *   ackcheck write DEV STATE [-n WRITES] [-t THREADS] [-b BLOCKS] [-S STOPFILE]
- *   ackcheck verify DEV STATE
+ *   ackcheck verify DEV STATE [-B BLOCK]
  *   ackcheck acked STATE		print one acknowledged block number
  *   ackcheck count STATE		print how many writes were ever acknowledged
  *
@@ -19,6 +19,9 @@
  * one through the last tried; a sector holding anything else is a lost
  * acknowledged write. Sectors are checked one by one because a failed
  * write may have landed in part.
+ *
+ * verify -B reads only the blocks read together with BLOCK (the check of
+ * the check: one zeroed sector must be found, no need to read the rest).
  *
  * Exit status: write: 0 all acknowledged, 3 some failed; verify: 0 all
  * there, 1 data lost, 2 could not read everything (nothing concluded);
@@ -68,6 +71,7 @@ static struct state *st;
 static int fd;
 static uint64_t nblocks;
 static const char *stopfile;
+static int64_t only_block = -1;	/* verify: the chunk holding it only */
 static long max_writes = 2048;
 static int nthreads = 8;
 static long n_issued, n_acked, n_failed;
@@ -264,6 +268,10 @@ static int do_verify(void)
 		uint64_t n = nblocks - b0 < chunk ? nblocks - b0 : chunk;
 		ssize_t r;
 
+		if (only_block >= 0 &&
+		    ((uint64_t)only_block < b0 || (uint64_t)only_block >= b0 + n))
+			continue;
+
 		for (b = b0; b < b0 + n && !st->g[b].tried; b++)
 			;
 		if (b == b0 + n)
@@ -296,7 +304,7 @@ static int do_verify(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: ackcheck write DEV STATE [-n WRITES] [-t THREADS] [-b BLOCKS] [-S STOPFILE]\n"
-		"       ackcheck verify DEV STATE\n"
+		"       ackcheck verify DEV STATE [-B BLOCK]\n"
 		"       ackcheck acked STATE\n"
 		"       ackcheck count STATE\n");
 	return 4;
@@ -333,12 +341,13 @@ int main(int argc, char **argv)
 	dev = argv[2];
 	state = argv[3];
 	optind = 4;
-	while ((c = getopt(argc, argv, "n:t:b:S:")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:b:S:B:")) != -1) {
 		switch (c) {
 		case 'n': max_writes = atol(optarg); break;
 		case 't': nthreads = atoi(optarg); break;
 		case 'b': want_blocks = strtoull(optarg, NULL, 0); break;
 		case 'S': stopfile = optarg; break;
+		case 'B': only_block = strtoll(optarg, NULL, 0); break;
 		default: return usage();
 		}
 	}

@@ -376,15 +376,17 @@ h_io_dev() {	# h_io_dev NODE [DM]: point dm device DM at the current disk
 	h_blknode "dm-$m" "$1"
 }
 
-# h_ack_verify OUT [TRIES]: read back every acknowledged block into OUT,
+# h_ack_verify OUT [TRIES [OPTION...]]: read back every acknowledged block
+# (ackcheck verify OPTIONs: -B BLOCK, the ones near BLOCK) into OUT,
 # re-pointing the dm device at the disk between tries (one a second).
 # Status: ackcheck verify's (0 all there, 1 data lost, 2 disk not reached).
 h_ack_verify() {
 	local o=$1 tries=${2:-60} try rc=2
+	shift 2 2>/dev/null || shift
 	echo "ackcheck verify: the disk was not there" >"$o"
 	for try in $(seq "$tries"); do
 		if h_io_dev "$H_IO_DIR/disk"; then
-			h_ackcheck verify "$H_IO_DIR/disk" "$H_IO_DIR/state" >"$o" 2>&1
+			h_ackcheck verify "$H_IO_DIR/disk" "$H_IO_DIR/state" "$@" >"$o" 2>&1
 			rc=$?
 			[ "$rc" = 2 ] || return "$rc"
 		fi
@@ -464,7 +466,7 @@ h_io_selftest() {
 	fi
 	blk=$(h_ackcheck acked "$H_IO_DIR/state") || { echo "no acknowledged block"; return 1; }
 	dd if=/dev/zero of="$H_IO_DIR/disk" bs=512 seek=$((blk * 8 + 5)) count=1 oflag=direct status=none
-	h_ack_verify "$H_IO_DIR/self.2" 5 && { echo "verify missed a zeroed sector"; return 1; }
+	h_ack_verify "$H_IO_DIR/self.2" 5 -B "$blk" && { echo "verify missed a zeroed sector"; return 1; }
 	grep -q "^LOST block $blk sector 5:" "$H_IO_DIR/self.2" ||
 		{ echo "verify failed, but not at the zeroed sector: $(head -n 2 "$H_IO_DIR/self.2")"; return 1; }
 }
