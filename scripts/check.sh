@@ -236,8 +236,8 @@ E2E_DEBUG_DEFAULT=login,fio-verify,multichannel,logout-rmmod,ext-sg,mr-pool,ib-c
 # dm-mad and ib-cm run on 6.1 and the debug kernel: not again here. The
 # 6.12 scenarios are two tiers, so that the two lanes (below) take about
 # as long: e2e-6.12-lio has the ones driving LIO's tools and features.
-E2E_612_DEFAULT=install-modprobe,legacy-configfs,netns,deb,trace,portals
-E2E_612_LIO_DEFAULT=targetcli,targetcli-restore,t10-pi,pr-fence,rtslib-patches
+E2E_612_DEFAULT=install-modprobe,legacy-configfs,netns,deb,trace,portals,rtslib-patches
+E2E_612_LIO_DEFAULT=targetcli,targetcli-restore,t10-pi,pr-fence
 # alua (dm-multipath failover) runs with two vCPUs, after the lanes: in a
 # one-vCPU guest beside another it failed once, its disk gone under
 # sg_rtpg after the module reload.
