@@ -61,7 +61,7 @@ deps_failed() { echo "check: dependency setup failed"; echo "0 passed, 1 failed"
 # The build tools first: the debug kernel (from sid) needs nothing else
 # and starts building while apt installs the rest (below).
 "$SRC/scripts/deps.sh" tools || deps_failed
-# The debug kernel (about 14 minutes cold) and the UML kernel (about 8):
+# The debug kernel (about 15 minutes cold) and the UML kernel (about 8):
 # host builds no guest needs before the kunit and debug tiers. Under a lock
 # of their own, not the heavy lock the guests take, and at nice 19.
 prep() {
