@@ -347,7 +347,14 @@ int main(int argc, char **argv)
 		case 't': nthreads = atoi(optarg); break;
 		case 'b': want_blocks = strtoull(optarg, NULL, 0); break;
 		case 'S': stopfile = optarg; break;
-		case 'B': only_block = strtoll(optarg, NULL, 0); break;
+		case 'B': {
+			char *end;
+
+			only_block = strtoll(optarg, &end, 0);
+			if (*end || end == optarg || only_block < 0)
+				return usage();
+			break;
+		}
 		default: return usage();
 		}
 	}
